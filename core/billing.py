@@ -1,0 +1,107 @@
+"""The bill: API cost per reply and per month, and what self-hosting costs instead.
+
+Reference: the lesson (Day 36, Part 3 and D5). Prices are USD per million tokens, the
+way providers publish them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.specs import Pricing
+from core.units import S_PER_HOUR, TOKENS_PER_MILLION
+
+SECONDS_PER_DAY = 24 * S_PER_HOUR
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyCost:
+    """One reply's API bill, split by what is billed."""
+
+    input_usd: float
+    cached_input_usd: float
+    output_usd: float
+
+    @property
+    def total_usd(self) -> float:
+        return self.input_usd + self.cached_input_usd + self.output_usd
+
+
+def reply_cost(pricing: Pricing, prompt_tokens: int, output_tokens: int, cached_prompt_tokens: int = 0) -> ReplyCost:
+    """cost = uncached prompt × input price + cached × cached price + output × output price.
+
+    Example (the lesson, Part 3): 200 prompt and 500 output tokens at $0.50 / $1.50 per
+    million → 200 × 0.5e-6 + 500 × 1.5e-6 = $0.000100 + $0.000750 = $0.000850.
+    """
+    per_token = 1 / TOKENS_PER_MILLION
+    return ReplyCost(
+        input_usd=(prompt_tokens - cached_prompt_tokens) * pricing.input_usd_per_million_tokens * per_token,
+        cached_input_usd=cached_prompt_tokens * pricing.cached_input_usd_per_million_tokens * per_token,
+        output_usd=output_tokens * pricing.output_usd_per_million_tokens * per_token,
+    )
+
+
+def monthly_cost_usd(cost_per_reply_usd, replies_per_day, days_per_month):  # type: ignore[no-untyped-def]
+    """monthly = per reply × replies per day × days. Example: $0.000850 × 100,000 × 30 = $2,550."""
+    return cost_per_reply_usd * replies_per_day * days_per_month
+
+
+def ratio(long: float, short: float) -> float:
+    """How many times `long` is `short` (the lesson's "9.7x the latency, 4.9x the cost")."""
+    return long / short
+
+
+@dataclass(frozen=True, slots=True)
+class SelfHosting:
+    """Renting the GPUs instead of paying per token, at the scenario's batch size."""
+
+    fleet_usd_per_hour: float
+    output_tokens_per_s: float
+    replies_per_s: float
+    api_cost_per_reply_usd: float
+
+    @property
+    def usd_per_million_output_tokens(self) -> float:
+        """fleet $/h ÷ (tokens/s × 3600) × 1e6: the whole fleet's rent charged to output tokens."""
+        return self.fleet_usd_per_hour / (self.output_tokens_per_s * S_PER_HOUR) * TOKENS_PER_MILLION
+
+    @property
+    def cost_per_reply_usd(self) -> float:
+        """At full load: the fleet's rent per second ÷ replies it finishes per second."""
+        return self.fleet_usd_per_hour / S_PER_HOUR / self.replies_per_s
+
+    @property
+    def capacity_replies_per_day(self) -> float:
+        return self.replies_per_s * SECONDS_PER_DAY
+
+    @property
+    def break_even_replies_per_day(self) -> float:
+        """Traffic at which one always-on fleet costs what the API would: fleet $/day ÷ API $/reply.
+
+        Below it the API is cheaper; above it self-hosting is — but only up to the fleet's
+        capacity. Infinite when the API is free.
+        """
+        if self.api_cost_per_reply_usd == 0:
+            return float("inf")
+        return self.fleet_usd_per_hour * 24 / self.api_cost_per_reply_usd
+
+    @property
+    def breaks_even(self) -> bool:
+        return self.break_even_replies_per_day <= self.capacity_replies_per_day
+
+
+def self_hosting(
+    price_usd_per_gpu_hour: float, gpu_count: int, batch_size: int, output_tokens: int, request_time_s: float, api_cost_per_reply_usd: float
+) -> SelfHosting:
+    """A fleet of `gpu_count` GPUs serving `batch_size` requests at a time, each taking `request_time_s`.
+
+    Example: 1 GPU at $2/h, batch 64, 500-token replies in 5 s → 6,400 tok/s,
+    $2 / (6400 × 3600) × 1e6 = $0.087 per million output tokens.
+    """
+    replies_per_s = batch_size / request_time_s
+    return SelfHosting(
+        fleet_usd_per_hour=price_usd_per_gpu_hour * gpu_count,
+        output_tokens_per_s=replies_per_s * output_tokens,
+        replies_per_s=replies_per_s,
+        api_cost_per_reply_usd=api_cost_per_reply_usd,
+    )

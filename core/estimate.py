@@ -1,0 +1,97 @@
+"""One scenario in, every headline number out: the answer the CLI prints and the app shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.billing import ReplyCost, SelfHosting, monthly_cost_usd, reply_cost, self_hosting
+from core.memory import MemoryPlan, memory_plan
+from core.parallel import Machine, effective_machine
+from core.phases import Latency, Step, decode_step, latency, prefill
+from core.roofline import Bound
+from core.scenario import Scenario
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """Latency, throughput, memory and money for one scenario."""
+
+    scenario: Scenario
+    machine: Machine
+    prefill: Step
+    first_decode: Step  # batch B at the prompt's context: the step the reply starts with
+    mean_decode: Step  # batch B at the reply's mid-point context: a typical step
+    latency: Latency
+    memory: MemoryPlan
+    reply_cost: ReplyCost
+    self_hosting: SelfHosting | None  # None when the GPU has no rental price
+
+    @property
+    def ttft_s(self) -> float:
+        return self.latency.ttft_s
+
+    @property
+    def tpot_s(self) -> float:
+        """Mean decode step over the reply (TPOT grows with context when there is a KV cache)."""
+        return self.latency.mean_tpot_s
+
+    @property
+    def total_s(self) -> float:
+        return self.latency.total_s
+
+    @property
+    def decode_bound(self) -> Bound:
+        return self.mean_decode.bound
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """The whole batch: B × M output tokens ÷ (prefill of the batch + decoding it)."""
+        workload = self.scenario.workload
+        return workload.batch_size * workload.output_tokens / self.latency.total_s
+
+    @property
+    def per_request_tokens_per_s(self) -> float:
+        """What one user sees streaming: 1 ÷ TPOT."""
+        return 1 / self.tpot_s
+
+    @property
+    def output_token_vs_prompt_token(self) -> float:
+        """How many prompt tokens cost the time of one output token (the lesson's 150x)."""
+        prompt_tokens = max(self.scenario.workload.prompt_tokens - self.scenario.workload.cached_prompt_tokens, 1)
+        return self.first_decode.time_s / (self.prefill.time_s / prompt_tokens)
+
+    @property
+    def cost_per_reply_usd(self) -> float:
+        return self.reply_cost.total_usd
+
+    @property
+    def monthly_cost_usd(self) -> float:
+        pricing = self.scenario.pricing
+        return float(monthly_cost_usd(self.cost_per_reply_usd, pricing.replies_per_day, pricing.days_per_month))
+
+
+def estimate(scenario: Scenario) -> Estimate:
+    """Run the cost model on one scenario.
+
+    Example (the lesson's Part 3 long reply, the default scenario): TTFT 9.33 ms, TPOT
+    7.00 ms, total 3,509.33 ms, $0.000850 a reply, $2,550 a month.
+    """
+    model, precision, workload = scenario.model, scenario.precision, scenario.workload
+    machine = effective_machine(scenario.gpu, workload.gpu_count, scenario.efficiency, precision.math_bits)
+    batch, prompt, output = workload.batch_size, workload.prompt_tokens, workload.output_tokens
+    line = latency(model, precision, machine, prompt, output, batch, workload.cached_prompt_tokens)
+    cost = reply_cost(scenario.pricing, prompt, output, workload.cached_prompt_tokens)
+    price = scenario.gpu.price_usd_per_hour
+    return Estimate(
+        scenario=scenario,
+        machine=machine,
+        prefill=prefill(model, precision, machine, prompt, batch, workload.cached_prompt_tokens),
+        first_decode=decode_step(model, precision, machine, batch, prompt),
+        mean_decode=decode_step(model, precision, machine, batch, prompt + output // 2),
+        latency=line,
+        memory=memory_plan(model, precision, scenario.gpu.memory_bytes, workload.gpu_count, batch, prompt + output),
+        reply_cost=cost,
+        self_hosting=None
+        if price is None
+        else self_hosting(price, workload.gpu_count, batch, output, line.total_s, cost.total_usd),
+    )

@@ -1,0 +1,119 @@
+"""Bytes: the weights, the KV cache, and whether a batch fits in GPU memory.
+
+Reference: kipply, "Transformer Inference Arithmetic" (2022), "kv cache" section:
+2 × layers × kv_heads × head_dim values per token (K and V).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.specs import Model, Precision
+from core.units import BITS_PER_BYTE
+
+
+def weight_bytes(model: Model, precision: Precision) -> float:
+    """All stored weights: total parameters × bits per weight / 8.
+
+    Example: the lesson's 7B model in fp16 → 7e9 × 16 / 8 = 14e9 bytes (14 GB).
+    """
+    return model.total_params * precision.weight_bits / BITS_PER_BYTE
+
+
+def expected_distinct_experts(model: Model, tokens):  # type: ignore[no-untyped-def]
+    """Experts per layer that `tokens` routed tokens touch, on average: E × (1 - (1 - k/E)^T).
+
+    Assumes each token picks its k experts uniformly at random, independently of the
+    others (real routers are skewed, which touches fewer). One token touches exactly k;
+    many tokens touch nearly all E. Example: Mixtral (E=8, k=2) at 4 tokens →
+    8 × (1 - 0.75^4) = 5.47 experts. Dense models: 0.
+    """
+    if model.experts is None or model.experts_per_token is None:
+        return np.multiply(tokens, 0.0)
+    e, k = model.experts, model.experts_per_token
+    return e * (1.0 - np.power(1.0 - k / e, np.asarray(tokens, dtype=float)))
+
+
+def weight_bytes_read(model: Model, precision: Precision, tokens):  # type: ignore[no-untyped-def]
+    """Weights one forward pass over `tokens` tokens reads: shared weights + the experts they touch.
+
+    Dense: every weight, once, whatever the token count (the fixed cost batching amortises).
+    MoE at batch 1 reads only the active parameters; a large batch reads nearly all of them.
+    Example: Mixtral 8x7B (46.7B total, 12.9B active) at 1 token in fp16 → 12.9e9 × 2 = 25.8 GB.
+    """
+    if not model.is_moe:
+        return np.multiply(tokens, 0.0) + weight_bytes(model, precision)
+    params = model.shared_params + model.params_per_expert * expected_distinct_experts(model, tokens)
+    return params * precision.weight_bits / BITS_PER_BYTE
+
+
+def kv_bytes_per_token_per_layer(model: Model, precision: Precision) -> float:
+    return model.kv_elements_per_token_per_layer * precision.kv_bits / BITS_PER_BYTE
+
+
+def kv_bytes_per_token(model: Model, precision: Precision) -> float:
+    """KV cache per token across all layers, before any sliding-window cap.
+
+    Example: Llama 3.1 8B (32 layers, 8 KV heads × 128) in 16-bit →
+    2 × 32 × 8 × 128 × 2 = 131,072 bytes. The toy model has no attention shape: 0.
+    """
+    return kv_bytes_per_token_per_layer(model, precision) * (model.layers or 0)
+
+
+def kv_cache_bytes(model: Model, precision: Precision, context_tokens, sequences=1):  # type: ignore[no-untyped-def]
+    """KV cache held for `sequences` sequences of `context_tokens` tokens each.
+
+    Sliding-window layers keep at most their window; full-attention layers keep everything.
+    """
+    per_layer = kv_bytes_per_token_per_layer(model, precision)
+    full = model.full_attention_layers * np.asarray(context_tokens, dtype=float)
+    windowed = 0.0
+    if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
+        windowed = model.sliding_window_layers * np.minimum(context_tokens, model.sliding_window_tokens)
+    return per_layer * (full + windowed) * np.asarray(sequences, dtype=float)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPlan:
+    """What a batch needs in GPU memory, against what the tensor-parallel group has."""
+
+    weight_bytes: float
+    kv_cache_bytes: float
+    available_bytes: float
+    max_batch_that_fits: int | None  # None: no KV cache, so memory never limits the batch
+
+    @property
+    def required_bytes(self) -> float:
+        return self.weight_bytes + self.kv_cache_bytes
+
+    @property
+    def fits(self) -> bool:
+        return self.required_bytes <= self.available_bytes
+
+
+def memory_plan(
+    model: Model, precision: Precision, memory_bytes_per_gpu: float, gpu_count: int, batch_size: int, sequence_tokens: int
+) -> MemoryPlan:
+    """weights + batch × KV(prompt + output) against memory × GPUs.
+
+    Ignores activations, the CUDA context and allocator fragmentation (typically a few GB
+    per GPU): "fits" is optimistic near the edge. Example: Llama 3.1 8B fp16 on one 80 GB
+    GPU, 8,192-token sequences → weights 16.06 GB, KV 1.07 GB per sequence →
+    (80 - 16.06) / 1.07 = 59 sequences fit.
+    """
+    weights = weight_bytes(model, precision)
+    per_sequence = float(kv_cache_bytes(model, precision, sequence_tokens))
+    available = memory_bytes_per_gpu * gpu_count
+    if per_sequence == 0:
+        max_batch = None if weights <= available else 0
+    else:
+        max_batch = max(0, math.floor((available - weights) / per_sequence))
+    return MemoryPlan(
+        weight_bytes=weights,
+        kv_cache_bytes=per_sequence * batch_size,
+        available_bytes=available,
+        max_batch_that_fits=max_batch,
+    )

@@ -1,0 +1,160 @@
+"""GPU and model presets: TOML data files beside this module, validated on first use.
+
+The files hold human units with the unit in the key (GB/s, TFLOP/s, GB, billions of
+parameters); this module converts them to the SI specs once. Unknown or missing keys,
+duplicate or malformed ids, and entries without `source` and `as_of` are errors, so a
+typo in a data file fails loudly in tests rather than quietly skewing an estimate.
+See `presets/README.md` for the schema and how to add an entry.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from core.specs import GPU, Model
+from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
+
+TOY_GPU_ID = "toy-gpu"
+TOY_MODEL_ID = "toy-7b"
+_SLUG = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
+
+_GPU_REQUIRED = {
+    "id", "name", "memory_bandwidth_gb_per_s", "peak_tflops_16bit", "peak_tflops_8bit",
+    "memory_gb", "interconnect_gb_per_s", "source", "as_of",
+}
+_GPU_OPTIONAL = {"price_usd_per_hour", "compute_estimated", "notes"}
+_SHAPE = {"layers", "hidden", "query_heads", "kv_heads", "head_dim", "context_tokens"}
+_MODEL_REQUIRED = {"id", "name", "total_params_b", "active_params_b", "source", "as_of"}
+_MODEL_OPTIONAL = _SHAPE | {
+    "experts", "experts_per_token", "kv_latent_dim", "sliding_window_tokens",
+    "sliding_window_layers", "notes",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a preset's numbers come from."""
+
+    source: str
+    as_of: dt.date
+    notes: str = ""
+    estimated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GPUPreset:
+    gpu: GPU
+    provenance: Provenance
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPreset:
+    model: Model
+    context_tokens: int | None
+    provenance: Provenance
+
+
+def _check_keys(kind: str, entry: dict[str, Any], required: set[str], optional: set[str]) -> str:
+    label = f"{kind} preset {entry.get('id', '?')!r}"
+    missing = required - entry.keys()
+    unknown = entry.keys() - required - optional
+    if missing:
+        raise ValueError(f"{label}: missing key(s) {sorted(missing)}")
+    if unknown:
+        raise ValueError(f"{label}: unknown key(s) {sorted(unknown)}")
+    if not isinstance(entry["id"], str) or not _SLUG.match(entry["id"]):
+        raise ValueError(f"{label}: id must be a lowercase slug like 'h100-sxm'")
+    if not isinstance(entry["source"], str) or not entry["source"].strip():
+        raise ValueError(f"{label}: source must be non-empty text")
+    if not isinstance(entry["as_of"], dt.date):
+        raise ValueError(f"{label}: as_of must be a TOML date like 2026-11-29")
+    return label
+
+
+def _provenance(entry: dict[str, Any], estimated: bool = False) -> Provenance:
+    return Provenance(entry["source"], entry["as_of"], entry.get("notes", ""), estimated)
+
+
+def parse_gpu(entry: dict[str, Any]) -> GPUPreset:
+    label = _check_keys("GPU", entry, _GPU_REQUIRED, _GPU_OPTIONAL)
+    try:
+        price = entry.get("price_usd_per_hour")
+        gpu = GPU(
+            id=entry["id"],
+            name=entry["name"],
+            memory_bandwidth_bytes_per_s=round(entry["memory_bandwidth_gb_per_s"] * BYTES_PER_GB),
+            peak_flops_16bit_per_s=round(entry["peak_tflops_16bit"] * FLOP_PER_TFLOP),
+            peak_flops_8bit_per_s=round(entry["peak_tflops_8bit"] * FLOP_PER_TFLOP),
+            memory_bytes=round(entry["memory_gb"] * BYTES_PER_GB),
+            interconnect_bytes_per_s=round(entry["interconnect_gb_per_s"] * BYTES_PER_GB),
+            price_usd_per_hour=None if price is None else float(price),
+        )
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{label}: {error}") from error
+    return GPUPreset(gpu, _provenance(entry, bool(entry.get("compute_estimated", False))))
+
+
+def parse_model(entry: dict[str, Any]) -> ModelPreset:
+    label = _check_keys("model", entry, _MODEL_REQUIRED, _MODEL_OPTIONAL)
+    present = _SHAPE & entry.keys()
+    if present and present != _SHAPE:
+        raise ValueError(f"{label}: the attention shape needs all of {sorted(_SHAPE)}, missing {sorted(_SHAPE - present)}")
+    try:
+        model = Model(
+            id=entry["id"],
+            name=entry["name"],
+            total_params=round(entry["total_params_b"] * PARAMS_PER_BILLION),
+            active_params=round(entry["active_params_b"] * PARAMS_PER_BILLION),
+            **{key: entry.get(key) for key in (
+                "layers", "hidden", "query_heads", "kv_heads", "head_dim", "experts",
+                "experts_per_token", "kv_latent_dim", "sliding_window_tokens", "sliding_window_layers",
+            )},
+        )
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{label}: {error}") from error
+    return ModelPreset(model, entry.get("context_tokens"), _provenance(entry))
+
+
+def _load(filename: str, table: str) -> list[dict[str, Any]]:
+    text = resources.files("core").joinpath("presets", filename).read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    if set(data) != {table}:
+        raise ValueError(f"{filename}: expected only [[{table}]] tables, got {sorted(data)}")
+    entries: list[dict[str, Any]] = data[table]
+    ids = [entry.get("id") for entry in entries]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"{filename}: duplicate id(s) {duplicates}")
+    return entries
+
+
+@cache
+def gpu_presets() -> dict[str, GPUPreset]:
+    """Every GPU preset by id, in file order (loaded and validated once, on first use)."""
+    return {p.gpu.id: p for p in map(parse_gpu, _load("gpus.toml", "gpu"))}
+
+
+@cache
+def model_presets() -> dict[str, ModelPreset]:
+    """Every model preset by id, in file order (loaded and validated once, on first use)."""
+    return {p.model.id: p for p in map(parse_model, _load("models.toml", "model"))}
+
+
+def gpu(preset_id: str) -> GPU:
+    try:
+        return gpu_presets()[preset_id].gpu
+    except KeyError:
+        raise ValueError(f"unknown GPU preset {preset_id!r}; known: {', '.join(gpu_presets())}") from None
+
+
+def model(preset_id: str) -> Model:
+    try:
+        return model_presets()[preset_id].model
+    except KeyError:
+        raise ValueError(f"unknown model preset {preset_id!r}; known: {', '.join(model_presets())}") from None

@@ -1,0 +1,62 @@
+"""The roofline: a step takes as long as the slower of moving its bytes and doing its maths.
+
+Reference: the lesson (Day 36, "TODO 1"); Williams, Waterman & Patterson, "Roofline"
+(CACM 2009); kipply, "Transformer Inference Arithmetic" (2022).
+
+Every function accepts floats or numpy arrays, so a sweep is one vectorised call.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+Bound = Literal["memory", "compute"]
+
+
+def step_time_s(bytes_moved, flops, bandwidth_bytes_per_s, compute_flops_per_s):  # type: ignore[no-untyped-def]
+    """time = max(bytes / bandwidth, FLOPs / compute).
+
+    Assumes memory traffic and maths overlap perfectly, so the slower one sets the clock.
+    Example (the lesson): 14e9 bytes and 14e9 FLOPs on 2e12 B/s and 3e14 FLOP/s →
+    max(7.0 ms, 0.047 ms) = 7.0 ms.
+    """
+    return np.maximum(
+        np.divide(bytes_moved, bandwidth_bytes_per_s), np.divide(flops, compute_flops_per_s)
+    )
+
+
+def arithmetic_intensity_flop_per_byte(flops, bytes_moved):  # type: ignore[no-untyped-def]
+    """intensity = FLOPs / bytes moved. Example: a batch-1 decode of the toy 7B model, 14e9 / 14e9 = 1."""
+    return np.divide(flops, bytes_moved)
+
+
+def machine_balance_flop_per_byte(compute_flops_per_s: float, bandwidth_bytes_per_s: float) -> float:
+    """balance = compute / bandwidth: the intensity at which a step stops waiting on memory.
+
+    Example (the lesson): 300e12 / 2e12 = 150 FLOP/byte.
+    """
+    return compute_flops_per_s / bandwidth_bytes_per_s
+
+
+def bound(intensity_flop_per_byte: float, balance_flop_per_byte: float) -> Bound:
+    """"memory" when intensity <= balance, else "compute".
+
+    On the ridge itself (intensity == balance) both take equally long; the lesson labels
+    batch 150 on its 150 FLOP/byte machine "memory", so the tie goes to memory.
+    """
+    return "compute" if intensity_flop_per_byte > balance_flop_per_byte else "memory"
+
+
+def is_compute_bound(intensity_flop_per_byte, balance_flop_per_byte):  # type: ignore[no-untyped-def]
+    """Vectorised `bound(...) == "compute"`."""
+    return np.greater(intensity_flop_per_byte, balance_flop_per_byte)
+
+
+def compute_idle_fraction(intensity_flop_per_byte, balance_flop_per_byte):  # type: ignore[no-untyped-def]
+    """Share of a step the compute units wait: 1 - min(intensity / balance, 1).
+
+    Example (the lesson): 1 - 1/150 = 0.9933, "idle 99.3% of the time".
+    """
+    return 1.0 - np.minimum(np.divide(intensity_flop_per_byte, balance_flop_per_byte), 1.0)

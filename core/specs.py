@@ -1,0 +1,228 @@
+"""The inputs of every estimate, as frozen dataclasses in SI units.
+
+Each spec validates itself on construction: a bad value raises ValueError naming the
+field, the value and the allowed range. Frozen specs hash, so the app can cache on them.
+Upper bounds are generous physical limits (a petabyte per second, a hundred trillion
+parameters): they exist so no estimate overflows, not to second-guess users.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.validation import check_int, check_number, check_optional_int, check_text
+
+CUSTOM_ID = "custom"
+
+
+@dataclass(frozen=True, slots=True)
+class GPU:
+    """One accelerator's datasheet peaks (dense, no sparsity)."""
+
+    id: str
+    name: str
+    memory_bandwidth_bytes_per_s: float
+    peak_flops_16bit_per_s: float
+    peak_flops_8bit_per_s: float
+    memory_bytes: float
+    # Per direction, per GPU: what one GPU can push to its peers during an all-reduce.
+    interconnect_bytes_per_s: float
+    price_usd_per_hour: float | None = None
+
+    def __post_init__(self) -> None:
+        check_text("gpu id", self.id, 60)
+        check_text("gpu name", self.name)
+        check_number("memory_bandwidth_bytes_per_s", self.memory_bandwidth_bytes_per_s, 0, 1e15, low_open=True)
+        check_number("peak_flops_16bit_per_s", self.peak_flops_16bit_per_s, 0, 1e18, low_open=True)
+        check_number("peak_flops_8bit_per_s", self.peak_flops_8bit_per_s, 0, 1e18, low_open=True)
+        check_number("memory_bytes", self.memory_bytes, 0, 1e14, low_open=True)
+        check_number("interconnect_bytes_per_s", self.interconnect_bytes_per_s, 0, 1e14, low_open=True)
+        if self.price_usd_per_hour is not None:
+            check_number("price_usd_per_hour", self.price_usd_per_hour, 0, 1e4)
+
+    def peak_flops_per_s(self, math_bits: int) -> float:
+        """Dense peak at the precision the matrix maths runs in (8 or 16 bits)."""
+        return self.peak_flops_8bit_per_s if math_bits == 8 else self.peak_flops_16bit_per_s
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """A transformer's size and, optionally, the attention shape that sizes its KV cache.
+
+    Without an attention shape (`layers` is None) the KV cache and attention cost
+    nothing: the lesson's toy model. Mixture-of-experts models give `experts` and
+    `experts_per_token`; the split between shared and expert weights then follows from
+    total and active parameters.
+    """
+
+    id: str
+    name: str
+    total_params: float
+    active_params: float
+    layers: int | None = None
+    hidden: int | None = None
+    query_heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    experts: int | None = None
+    experts_per_token: int | None = None
+    # Multi-head latent attention caches one compressed vector per token per layer.
+    kv_latent_dim: int | None = None
+    sliding_window_tokens: int | None = None
+    sliding_window_layers: int | None = None
+
+    def __post_init__(self) -> None:
+        check_text("model id", self.id, 60)
+        check_text("model name", self.name)
+        check_number("total_params", self.total_params, 0, 1e14, low_open=True)
+        check_number("active_params", self.active_params, 0, self.total_params, low_open=True)
+        shape = (self.layers, self.hidden, self.query_heads, self.kv_heads, self.head_dim)
+        if any(v is not None for v in shape) and any(v is None for v in shape):
+            raise ValueError(
+                "layers, hidden, query_heads, kv_heads and head_dim must be given together or not at all"
+            )
+        check_optional_int("layers", self.layers, 1, 1000)
+        check_optional_int("hidden", self.hidden, 1, 1_000_000)
+        check_optional_int("query_heads", self.query_heads, 1, 10_000)
+        check_optional_int("kv_heads", self.kv_heads, 1, self.query_heads or 10_000)
+        check_optional_int("head_dim", self.head_dim, 1, 10_000)
+        if (self.experts is None) != (self.experts_per_token is None):
+            raise ValueError("experts and experts_per_token must be given together or not at all")
+        if self.experts is not None:
+            check_int("experts", self.experts, 2, 100_000)
+            check_int("experts_per_token", self.experts_per_token, 1, self.experts - 1)
+            if self.active_params >= self.total_params:
+                raise ValueError(
+                    f"active_params must be < total_params for a mixture of experts, got {self.active_params!r}"
+                )
+        if not self.has_attention_shape and (
+            self.kv_latent_dim is not None or self.sliding_window_tokens is not None
+        ):
+            raise ValueError("kv_latent_dim and sliding windows need the attention shape (layers, heads, head_dim)")
+        check_optional_int("kv_latent_dim", self.kv_latent_dim, 1, 1_000_000)
+        if (self.sliding_window_tokens is None) != (self.sliding_window_layers is None):
+            raise ValueError("sliding_window_tokens and sliding_window_layers must be given together")
+        check_optional_int("sliding_window_tokens", self.sliding_window_tokens, 1, 100_000_000)
+        check_optional_int("sliding_window_layers", self.sliding_window_layers, 1, self.layers or 1)
+
+    @property
+    def has_attention_shape(self) -> bool:
+        return self.layers is not None
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts is not None
+
+    @property
+    def kv_elements_per_token_per_layer(self) -> int:
+        """Cached elements per token per layer: K and V for every KV head, or the MLA latent."""
+        if not self.has_attention_shape:
+            return 0
+        if self.kv_latent_dim is not None:
+            return self.kv_latent_dim
+        return 2 * (self.kv_heads or 0) * (self.head_dim or 0)
+
+    @property
+    def full_attention_layers(self) -> int:
+        return (self.layers or 0) - (self.sliding_window_layers or 0)
+
+    @property
+    def params_per_expert(self) -> float:
+        """Weights of one routed expert summed over layers: (total - active) / (E - k)."""
+        if self.experts is None or self.experts_per_token is None:
+            return 0.0
+        return (self.total_params - self.active_params) / (self.experts - self.experts_per_token)
+
+    @property
+    def shared_params(self) -> float:
+        """Weights every token reads (attention, embeddings, shared experts, dense layers)."""
+        return self.active_params - (self.experts_per_token or 0) * self.params_per_expert
+
+
+@dataclass(frozen=True, slots=True)
+class Precision:
+    """Bits per stored weight (scales included, so 4.5 for 4-bit with group scales) and per KV element."""
+
+    weight_bits: float = 16.0
+    kv_bits: float = 16.0
+
+    def __post_init__(self) -> None:
+        check_number("weight_bits", self.weight_bits, 0, 64, low_open=True)
+        check_number("kv_bits", self.kv_bits, 0, 64, low_open=True)
+
+    @property
+    def math_bits(self) -> int:
+        """The precision the matrix maths runs in.
+
+        Assumption: 8-bit weights are served W8A8 (fp8 or int8 tensor cores); every
+        other width is dequantised to 16-bit before the multiply (weight-only
+        quantisation such as int4 AWQ/GPTQ, EXL2, GGUF).
+        """
+        return 8 if self.weight_bits == 8 else 16
+
+
+@dataclass(frozen=True, slots=True)
+class Efficiency:
+    """How far real software falls short of the datasheet.
+
+    mbu: memory-bandwidth utilisation; mfu: compute (model FLOPs) utilisation;
+    step_overhead_s: a fixed cost per forward pass (kernel launches, sampling,
+    scheduling); allreduce_latency_s: the fixed cost of one all-reduce under tensor
+    parallelism. Ideal is MBU = MFU = 1 with nothing added: the lesson's physics.
+    """
+
+    label: str = "ideal"
+    mbu: float = 1.0
+    mfu: float = 1.0
+    step_overhead_s: float = 0.0
+    allreduce_latency_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_text("efficiency label", self.label, 40)
+        check_number("mbu", self.mbu, 0, 1, low_open=True)
+        check_number("mfu", self.mfu, 0, 1, low_open=True)
+        check_number("step_overhead_s", self.step_overhead_s, 0, 1)
+        check_number("allreduce_latency_s", self.allreduce_latency_s, 0, 0.1)
+
+    @property
+    def is_ideal(self) -> bool:
+        return self.mbu == 1 and self.mfu == 1 and self.step_overhead_s == 0 and self.allreduce_latency_s == 0
+
+
+MAX_TOKENS = 10_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """One request shape: prompt and reply lengths, how many run together, on how many GPUs."""
+
+    prompt_tokens: int = 200
+    output_tokens: int = 500
+    batch_size: int = 1
+    cached_prompt_tokens: int = 0
+    gpu_count: int = 1
+
+    def __post_init__(self) -> None:
+        check_int("prompt_tokens", self.prompt_tokens, 1, MAX_TOKENS)
+        check_int("output_tokens", self.output_tokens, 1, MAX_TOKENS)
+        check_int("batch_size", self.batch_size, 1, 1_000_000)
+        check_int("cached_prompt_tokens", self.cached_prompt_tokens, 0, self.prompt_tokens)
+        check_int("gpu_count", self.gpu_count, 1, 1024)
+
+
+@dataclass(frozen=True, slots=True)
+class Pricing:
+    """API token prices and traffic. Defaults are the lesson's Part 3 (illustrative prices)."""
+
+    input_usd_per_million_tokens: float = 0.50
+    cached_input_usd_per_million_tokens: float = 0.50
+    output_usd_per_million_tokens: float = 1.50
+    replies_per_day: float = 100_000
+    days_per_month: int = 30
+
+    def __post_init__(self) -> None:
+        check_number("input_usd_per_million_tokens", self.input_usd_per_million_tokens, 0, 10_000)
+        check_number("cached_input_usd_per_million_tokens", self.cached_input_usd_per_million_tokens, 0, 10_000)
+        check_number("output_usd_per_million_tokens", self.output_usd_per_million_tokens, 0, 10_000)
+        check_number("replies_per_day", self.replies_per_day, 0, 1e12)
+        check_int("days_per_month", self.days_per_month, 1, 31)
