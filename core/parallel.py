@@ -28,6 +28,7 @@ class Machine:
     gpu_count: int
     interconnect_bytes_per_s: float
     step_overhead_s: float
+    sequence_overhead_s: float
     allreduce_latency_s: float
 
     @property
@@ -47,6 +48,7 @@ def effective_machine(gpu: GPU, gpu_count: int, efficiency: Efficiency, math_bit
         gpu_count=gpu_count,
         interconnect_bytes_per_s=gpu.interconnect_bytes_per_s,
         step_overhead_s=efficiency.step_overhead_s,
+        sequence_overhead_s=efficiency.sequence_overhead_s,
         allreduce_latency_s=efficiency.allreduce_latency_s,
     )
 

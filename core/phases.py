@@ -117,7 +117,9 @@ def prefill(
         bytes_moved=bytes_moved,
         memory_time_s=bytes_moved / machine.bandwidth_bytes_per_s,
         compute_time_s=flops / machine.compute_flops_per_s,
-        fixed_time_s=machine.step_overhead_s + float(_tensor_parallel_time_s(model, machine, tokens)),
+        fixed_time_s=machine.step_overhead_s
+        + machine.sequence_overhead_s * batch_size
+        + float(_tensor_parallel_time_s(model, machine, tokens)),
         balance_flop_per_byte=machine.balance_flop_per_byte,
     )
 
@@ -136,7 +138,12 @@ def decode_bytes(model: Model, precision: Precision, batch_size, context_tokens)
 
 
 def decode_fixed_time_s(model: Model, machine: Machine, batch_size):  # type: ignore[no-untyped-def]
-    return machine.step_overhead_s + _tensor_parallel_time_s(model, machine, batch_size)
+    """Costs every step pays whatever its size: the step, each sequence in it, and the all-reduces."""
+    return (
+        machine.step_overhead_s
+        + machine.sequence_overhead_s * np.asarray(batch_size, dtype=float)
+        + _tensor_parallel_time_s(model, machine, batch_size)
+    )
 
 
 def decode_step(model: Model, precision: Precision, machine: Machine, batch_size: int = 1, context_tokens: int = 0) -> Step:

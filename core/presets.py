@@ -150,11 +150,11 @@ def gpu(preset_id: str) -> GPU:
     try:
         return gpu_presets()[preset_id].gpu
     except KeyError:
-        raise ValueError(f"unknown GPU preset {preset_id!r}; known: {', '.join(gpu_presets())}") from None
+        raise ValueError(f"gpu {preset_id!r} is not a preset; known: {', '.join(gpu_presets())}") from None
 
 
 def model(preset_id: str) -> Model:
     try:
         return model_presets()[preset_id].model
     except KeyError:
-        raise ValueError(f"unknown model preset {preset_id!r}; known: {', '.join(model_presets())}") from None
+        raise ValueError(f"model {preset_id!r} is not a preset; known: {', '.join(model_presets())}") from None

@@ -60,7 +60,8 @@ _GPU_KEYS: dict[str, tuple[str, bool]] = {
 _PRECISION_KEYS = {"wbits": ("weight_bits", False), "kvbits": ("kv_bits", False)}
 _EFFICIENCY_KEYS = {
     "mbu": ("mbu", False), "mfu": ("mfu", False),
-    "overhead": ("step_overhead_s", False), "allreduce": ("allreduce_latency_s", False),
+    "overhead": ("step_overhead_s", False), "seqoverhead": ("sequence_overhead_s", False),
+    "allreduce": ("allreduce_latency_s", False),
 }
 _WORKLOAD_KEYS = {
     "prompt": ("prompt_tokens", True), "out": ("output_tokens", True), "batch": ("batch_size", True),

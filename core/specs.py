@@ -166,8 +166,10 @@ class Efficiency:
     """How far real software falls short of the datasheet.
 
     mbu: memory-bandwidth utilisation; mfu: compute (model FLOPs) utilisation;
-    step_overhead_s: a fixed cost per forward pass (kernel launches, sampling,
-    scheduling); allreduce_latency_s: the fixed cost of one all-reduce under tensor
+    step_overhead_s: a fixed cost per forward pass (kernel launches, scheduling);
+    sequence_overhead_s: a cost per sequence per pass (sampling, detokenising, paging
+    bookkeeping), which is why real servers fall short of the roofline at large batches;
+    allreduce_latency_s: the fixed cost of one all-reduce under tensor
     parallelism. Ideal is MBU = MFU = 1 with nothing added: the lesson's physics.
     """
 
@@ -175,6 +177,7 @@ class Efficiency:
     mbu: float = 1.0
     mfu: float = 1.0
     step_overhead_s: float = 0.0
+    sequence_overhead_s: float = 0.0
     allreduce_latency_s: float = 0.0
 
     def __post_init__(self) -> None:
@@ -182,11 +185,12 @@ class Efficiency:
         check_number("mbu", self.mbu, 0, 1, low_open=True)
         check_number("mfu", self.mfu, 0, 1, low_open=True)
         check_number("step_overhead_s", self.step_overhead_s, 0, 1)
+        check_number("sequence_overhead_s", self.sequence_overhead_s, 0, 0.01)
         check_number("allreduce_latency_s", self.allreduce_latency_s, 0, 0.1)
 
     @property
     def is_ideal(self) -> bool:
-        return self.mbu == 1 and self.mfu == 1 and self.step_overhead_s == 0 and self.allreduce_latency_s == 0
+        return (self.mbu, self.mfu, self.step_overhead_s, self.sequence_overhead_s, self.allreduce_latency_s) == (1, 1, 0, 0, 0)
 
 
 MAX_TOKENS = 10_000_000

@@ -10,11 +10,18 @@ import math
 from numbers import Integral, Real
 
 
+def _bound(value: float) -> str:
+    """1,000,000 rather than 1e+06: ranges are read by people."""
+    if float(value).is_integer() and abs(value) < 1e13:
+        return f"{int(value):,}"
+    return f"{value:g}"
+
+
 def _describe(low: float, high: float, low_open: bool) -> str:
-    left = f"> {low:g}" if low_open else f">= {low:g}"
+    left = f"> {_bound(low)}" if low_open else f">= {_bound(low)}"
     if math.isinf(high):
         return left
-    return f"{left} and <= {high:g}"
+    return f"{left} and <= {_bound(high)}"
 
 
 def check_number(

@@ -1,0 +1,80 @@
+"""`python -m core`: the cost model on the command line.
+
+Subcommands: `lab` (the lesson's reference run), `estimate` (one scenario, text or
+--json), `presets` (the GPU and model data) and `calibrate` (the model against published
+measurements). Every bad value exits with code 2 and one line naming the option and the
+allowed range; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from core.cli.scenario_args import add_scenario_options, scenario_from_args
+
+SUBCOMMANDS = ("lab", "estimate", "presets", "calibrate")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad value in one line (no usage dump) and exits with 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m core", description="What it costs, in time and money, to serve an LLM.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    lab = sub.add_parser("lab", help="print the lesson's reference run (Parts 1-3 and the scoreboard)")
+    lab.set_defaults(subparser=lab)
+    lab.add_argument(
+        "--predict", nargs=4, type=float, metavar=("P1", "P2", "P3", "P4"),
+        help="your predictions: TPOT ms, output-vs-input x, intensity FLOP/byte, long-vs-short reply x",
+    )
+    estimate = sub.add_parser("estimate", help="estimate one scenario (the lesson's Part 3 by default)")
+    add_scenario_options(estimate)
+    estimate.set_defaults(subparser=estimate)
+    estimate.add_argument("--json", action="store_true", help="print one JSON object (stable keys)")
+    sub.add_parser("presets", help="list the GPU and model presets")
+    calibrate = sub.add_parser("calibrate", help="compare the calibrated model with published measurements")
+    calibrate.add_argument("--fit", action="store_true", help="refit the calibrated defaults on the training set")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "lab":
+        from core.cli.lab_text import render_lab
+        from core.lesson import REFERENCE_PREDICTIONS, lab_run
+
+        guesses = tuple(args.predict) if args.predict else REFERENCE_PREDICTIONS
+        if any(g <= 0 or g != g or g == float("inf") for g in guesses):
+            args.subparser.error("argument --predict: each prediction must be a finite number > 0")
+        sys.stdout.write(render_lab(lab_run(guesses)))
+    elif args.command == "estimate":
+        from core.cli.reports import estimate_json, estimate_text
+        from core.estimate import estimate
+
+        try:
+            scenario = scenario_from_args(args)
+        except ValueError as error:
+            args.subparser.error(f"argument {error}")
+        result = estimate(scenario)
+        if args.json:
+            sys.stdout.write(json.dumps(estimate_json(result), indent=2) + "\n")
+        else:
+            sys.stdout.write(estimate_text(result))
+    elif args.command == "presets":
+        from core.cli.reports import presets_text
+
+        sys.stdout.write(presets_text())
+    elif args.command == "calibrate":
+        from core.cli.reports import calibration_text
+
+        sys.stdout.write(calibration_text(fit=args.fit))
+    return 0

@@ -1,0 +1,160 @@
+"""Text and JSON the CLI prints for `estimate`, `presets` and `calibrate`."""
+
+from __future__ import annotations
+
+from core.estimate import Estimate
+from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION, S_PER_MS
+
+# The keys scripts depend on; add, never rename.
+JSON_KEYS = (
+    "ttft_ms", "tpot_ms", "total_ms", "decode_bound", "decode_intensity_flop_per_byte",
+    "machine_balance_flop_per_byte", "output_tokens_per_s", "weights_gb", "kv_cache_gb",
+    "memory_required_gb", "fits_in_memory", "max_batch_that_fits", "cost_per_reply_usd",
+    "monthly_cost_usd", "mbu", "mfu",
+)
+
+
+def estimate_json(result: Estimate) -> dict[str, object]:
+    memory = result.memory
+    efficiency = result.scenario.efficiency
+    values: dict[str, object] = {
+        "ttft_ms": result.ttft_s / S_PER_MS,
+        "tpot_ms": result.tpot_s / S_PER_MS,
+        "total_ms": result.total_s / S_PER_MS,
+        "decode_bound": result.decode_bound,
+        "decode_intensity_flop_per_byte": result.mean_decode.intensity_flop_per_byte,
+        "machine_balance_flop_per_byte": result.machine.balance_flop_per_byte,
+        "output_tokens_per_s": result.output_tokens_per_s,
+        "weights_gb": memory.weight_bytes / BYTES_PER_GB,
+        "kv_cache_gb": memory.kv_cache_bytes / BYTES_PER_GB,
+        "memory_required_gb": memory.required_bytes / BYTES_PER_GB,
+        "fits_in_memory": memory.fits,
+        "max_batch_that_fits": memory.max_batch_that_fits,
+        "cost_per_reply_usd": result.cost_per_reply_usd,
+        "monthly_cost_usd": result.monthly_cost_usd,
+        "mbu": efficiency.mbu,
+        "mfu": efficiency.mfu,
+    }
+    values.update(
+        efficiency=efficiency.label,
+        model=result.scenario.model.name,
+        gpu=result.scenario.gpu.name,
+        gpu_count=result.scenario.workload.gpu_count,
+        scenario=result.scenario.to_flat(),
+    )
+    return values
+
+
+def estimate_text(result: Estimate) -> str:
+    s = result.scenario
+    w, memory = s.workload, result.memory
+    max_batch = "no limit (no KV cache)" if memory.max_batch_that_fits is None else f"{memory.max_batch_that_fits:,}"
+    lines = [
+        f"{s.model.name} on {w.gpu_count} x {s.gpu.name}, weights {s.precision.weight_bits:g}-bit, "
+        f"KV {s.precision.kv_bits:g}-bit, efficiency {s.efficiency.label} "
+        f"(MBU {s.efficiency.mbu:.2f}, MFU {s.efficiency.mfu:.2f})",
+        f"{w.prompt_tokens:,}-token prompt ({w.cached_prompt_tokens:,} cached), {w.output_tokens:,}-token reply, batch {w.batch_size:,}",
+        "",
+        f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound",
+        f"TPOT (mean decode step)   {result.tpot_s / S_PER_MS:10.2f} ms   {result.decode_bound}-bound",
+        f"total latency             {result.total_s / S_PER_MS:10.2f} ms   = TTFT + decode steps",
+        f"throughput                {result.output_tokens_per_s:10,.0f} output tok/s (whole batch)",
+        f"decode intensity          {result.mean_decode.intensity_flop_per_byte:10.1f} FLOP/byte "
+        f"against a balance of {result.machine.balance_flop_per_byte:.0f}",
+        f"one output token costs the time of {result.output_token_vs_prompt_token:,.0f} prompt tokens",
+        "",
+        f"memory: weights {memory.weight_bytes / BYTES_PER_GB:.2f} GB + KV cache {memory.kv_cache_bytes / BYTES_PER_GB:.2f} GB"
+        f" = {memory.required_bytes / BYTES_PER_GB:.2f} GB of {memory.available_bytes / BYTES_PER_GB:.0f} GB"
+        f" -> {'fits' if memory.fits else 'DOES NOT FIT'}; largest batch that fits: {max_batch}",
+        "",
+        f"cost per reply  ${result.cost_per_reply_usd:.6f}  (input ${result.reply_cost.input_usd:.6f}, "
+        f"cached ${result.reply_cost.cached_input_usd:.6f}, output ${result.reply_cost.output_usd:.6f})",
+        f"monthly bill    ${result.monthly_cost_usd:,.0f}  at {s.pricing.replies_per_day:,.0f} replies/day x {s.pricing.days_per_month} days",
+    ]
+    if result.self_hosting is not None:
+        hosting = result.self_hosting
+        lines.append(
+            f"self-hosting   ${hosting.usd_per_million_output_tokens:,.2f} per million output tokens at batch {w.batch_size}; "
+            f"breaks even with the API at {hosting.break_even_replies_per_day:,.0f} replies/day "
+            f"(capacity {hosting.capacity_replies_per_day:,.0f})"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def presets_text() -> str:
+    from core.presets import gpu_presets, model_presets
+
+    lines = ["GPUs (dense peaks; * = compute estimated, not published)", ""]
+    lines.append(f"  {'id':<16}{'name':<34}{'GB/s':>8}{'TF16':>9}{'TF8':>9}{'GB':>7}{'$/h':>8}")
+    for preset in gpu_presets().values():
+        g = preset.gpu
+        price = "" if g.price_usd_per_hour is None else f"{g.price_usd_per_hour:.2f}"
+        mark = "*" if preset.provenance.estimated else ""
+        lines.append(
+            f"  {g.id:<16}{g.name[:33]:<34}{g.memory_bandwidth_bytes_per_s / BYTES_PER_GB:>8,.0f}"
+            f"{g.peak_flops_16bit_per_s / FLOP_PER_TFLOP:>8,.1f}{mark:1}{g.peak_flops_8bit_per_s / FLOP_PER_TFLOP:>8,.1f}{mark:1}"
+            f"{g.memory_bytes / BYTES_PER_GB:>7,.0f}{price:>8}"
+        )
+    lines += ["", "Models (KV = KV-cache bytes per token at 16-bit)", ""]
+    lines.append(f"  {'id':<18}{'name':<26}{'params B':>9}{'active B':>9}{'layers':>7}{'KV heads x dim':>16}{'KV KB/tok':>10}")
+    for mp in model_presets().values():
+        m = mp.model
+        shape = f"{m.kv_heads} x {m.head_dim}" if m.has_attention_shape else "-"
+        if m.kv_latent_dim:
+            shape = f"latent {m.kv_latent_dim}"
+        kv_kb = m.kv_elements_per_token_per_layer * 2 * (m.layers or 0) / 1e3
+        lines.append(
+            f"  {m.id:<18}{m.name[:25]:<26}{m.total_params / PARAMS_PER_BILLION:>9.2f}"
+            f"{m.active_params / PARAMS_PER_BILLION:>9.2f}{m.layers or '-':>7}{shape:>16}{kv_kb:>10.1f}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def calibration_text(fit: bool = False) -> str:
+    from core.calibration import (
+        fit_efficiency,
+        load_measurements,
+        median_absolute_error_pct,
+        percentage_error,
+        predict,
+    )
+    from core.efficiency import CALIBRATED, IDEAL
+
+    lines = [
+        f"calibrated defaults: MBU {CALIBRATED.mbu:.2f}, MFU {CALIBRATED.mfu:.2f}, "
+        f"step overhead {CALIBRATED.step_overhead_s / S_PER_MS:.2f} ms, "
+        f"per-sequence overhead {CALIBRATED.sequence_overhead_s * 1e6:.0f} us, "
+        f"all-reduce {CALIBRATED.allreduce_latency_s * 1e6:.0f} us",
+    ]
+    for filename, title in (
+        ("calibration_train.csv", "training set (the defaults were fitted on these)"),
+        ("calibration_holdout.csv", "held-out set (sources the defaults never saw)"),
+    ):
+        rows = load_measurements(filename)
+        lines += ["", f"{title}: {len(rows)} measurements", ""]
+        lines.append(f"  {'measurement':<58}{'metric':<21}{'measured':>10}{'estimated':>11}{'error':>8}")
+        for row in rows:
+            estimated = predict(row)
+            lines.append(
+                f"  {row.label[:57]:<58}{row.metric:<21}{row.value:>10,.2f}{estimated:>11,.2f}"
+                f"{percentage_error(estimated, row.value):>+7.1f}%"
+            )
+        lines.append(
+            f"  median absolute error: {median_absolute_error_pct(rows):.1f}% calibrated, "
+            f"{median_absolute_error_pct(rows, IDEAL):.1f}% for a pure roofline (ideal)"
+        )
+    if fit:
+        train = load_measurements("calibration_train.csv")
+        fitted = fit_efficiency(train)
+        holdout = load_measurements("calibration_holdout.csv")
+        lines += [
+            "",
+            f"refit on the training set: MBU {fitted.mbu:.2f}, MFU {fitted.mfu:.2f}, "
+            f"step overhead {fitted.step_overhead_s / S_PER_MS:.2f} ms, "
+            f"per-sequence overhead {fitted.sequence_overhead_s * 1e6:.0f} us, "
+            f"all-reduce {fitted.allreduce_latency_s * 1e6:.0f} us",
+            f"  median absolute error: {median_absolute_error_pct(train, fitted):.1f}% training, "
+            f"{median_absolute_error_pct(holdout, fitted):.1f}% held out",
+            "  (to adopt it, copy these values into core/efficiency.py CALIBRATED)",
+        ]
+    return "\n".join(lines) + "\n"
