@@ -1,9 +1,11 @@
 """Calibration: the estimator against published real-hardware measurements.
 
-Two data files beside this module, same columns (see `data/README.md`):
-- `calibration_train.csv`: the 14 measurements the calibrated defaults are fitted on;
-- `calibration_holdout.csv`: measurements from other sources that the defaults never
-  saw — the honest test of how well the model predicts.
+Three data files beside this module, same columns, split by source (see `data/README.md`):
+- `calibration_train.csv`: the measurements the calibrated defaults are fitted on;
+- `calibration_validation.csv`: other sources, used to decide which knobs the model
+  needs (never fitted on);
+- `calibration_test.csv`: more sources, gathered after the defaults were frozen — the
+  honest measure of how well the model predicts hardware it has not seen.
 `python -m core calibrate` prints each row (measured, estimated, error) and the median
 absolute percentage error of each set; `--fit` refits the defaults on the training set.
 """
@@ -23,6 +25,11 @@ from core.specs import CUSTOM_ID, GPU, Efficiency, Model, Precision, Workload
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION, S_PER_MS
 
 METRICS = ("tpot_ms", "ttft_ms", "output_tokens_per_s")
+DATASETS = (
+    ("calibration_train.csv", "training set (the defaults were fitted on these)"),
+    ("calibration_validation.csv", "validation set (other sources; used to choose the model's knobs, never fitted)"),
+    ("calibration_test.csv", "test set (more sources, gathered after the defaults were frozen)"),
+)
 # Per-direction GPU-to-GPU bandwidth (GB/s) by the data's GPU names; not a column because
 # it is a property of the GPU, not of the measurement. Same values as the presets.
 _INTERCONNECT_GB_PER_S = {

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from core.billing import ReplyCost, SelfHosting, monthly_cost_usd, reply_cost, self_hosting
 from core.memory import MemoryPlan, memory_plan
 from core.parallel import Machine, effective_machine
-from core.phases import Latency, Step, decode_step, latency, prefill
+from core.phases import Latency, Step, decode_step, decode_time_s, prefill
 from core.roofline import Bound
 from core.scenario import Scenario
 
@@ -19,12 +19,17 @@ class Estimate:
     scenario: Scenario
     machine: Machine
     prefill: Step
-    first_decode: Step  # batch B at the prompt's context: the step the reply starts with
     mean_decode: Step  # batch B at the reply's mid-point context: a typical step
     latency: Latency
     memory: MemoryPlan
     reply_cost: ReplyCost
     self_hosting: SelfHosting | None  # None when the GPU has no rental price
+
+    @property
+    def first_decode(self) -> Step:
+        """Batch B at the prompt's context: the step the reply starts with."""
+        s = self.scenario
+        return decode_step(s.model, s.precision, self.machine, s.workload.batch_size, s.workload.prompt_tokens)
 
     @property
     def ttft_s(self) -> float:
@@ -58,7 +63,7 @@ class Estimate:
     def output_token_vs_prompt_token(self) -> float:
         """How many prompt tokens cost the time of one output token (the lesson's 150x)."""
         prompt_tokens = max(self.scenario.workload.prompt_tokens - self.scenario.workload.cached_prompt_tokens, 1)
-        return self.first_decode.time_s / (self.prefill.time_s / prompt_tokens)
+        return self.tpot_s / (self.prefill.time_s / prompt_tokens)
 
     @property
     def cost_per_reply_usd(self) -> float:
@@ -79,14 +84,15 @@ def estimate(scenario: Scenario) -> Estimate:
     model, precision, workload = scenario.model, scenario.precision, scenario.workload
     machine = effective_machine(scenario.gpu, workload.gpu_count, scenario.efficiency, precision.math_bits)
     batch, prompt, output = workload.batch_size, workload.prompt_tokens, workload.output_tokens
-    line = latency(model, precision, machine, prompt, output, batch, workload.cached_prompt_tokens)
+    first = prefill(model, precision, machine, prompt, batch, workload.cached_prompt_tokens)
+    decode_s = float(decode_time_s(model, precision, machine, prompt, output, batch))
+    line = Latency(ttft_s=first.time_s, decode_s=decode_s, output_tokens=output)
     cost = reply_cost(scenario.pricing, prompt, output, workload.cached_prompt_tokens)
     price = scenario.gpu.price_usd_per_hour
     return Estimate(
         scenario=scenario,
         machine=machine,
-        prefill=prefill(model, precision, machine, prompt, batch, workload.cached_prompt_tokens),
-        first_decode=decode_step(model, precision, machine, batch, prompt),
+        prefill=first,
         mean_decode=decode_step(model, precision, machine, batch, prompt + output // 2),
         latency=line,
         memory=memory_plan(model, precision, scenario.gpu.memory_bytes, workload.gpu_count, batch, prompt + output),

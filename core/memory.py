@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
+from core.arraymath import minimum
 from core.specs import Model, Precision
 from core.units import BITS_PER_BYTE
 
@@ -32,9 +31,9 @@ def expected_distinct_experts(model: Model, tokens):  # type: ignore[no-untyped-
     8 × (1 - 0.75^4) = 5.47 experts. Dense models: 0.
     """
     if model.experts is None or model.experts_per_token is None:
-        return np.multiply(tokens, 0.0)
+        return tokens * 0.0
     e, k = model.experts, model.experts_per_token
-    return e * (1.0 - np.power(1.0 - k / e, np.asarray(tokens, dtype=float)))
+    return e * (1.0 - (1.0 - k / e) ** tokens)
 
 
 def weight_bytes_read(model: Model, precision: Precision, tokens):  # type: ignore[no-untyped-def]
@@ -45,7 +44,7 @@ def weight_bytes_read(model: Model, precision: Precision, tokens):  # type: igno
     Example: Mixtral 8x7B (46.7B total, 12.9B active) at 1 token in fp16 → 12.9e9 × 2 = 25.8 GB.
     """
     if not model.is_moe:
-        return np.multiply(tokens, 0.0) + weight_bytes(model, precision)
+        return tokens * 0.0 + weight_bytes(model, precision)
     params = model.shared_params + model.params_per_expert * expected_distinct_experts(model, tokens)
     return params * precision.weight_bits / BITS_PER_BYTE
 
@@ -69,11 +68,10 @@ def kv_cache_bytes(model: Model, precision: Precision, context_tokens, sequences
     Sliding-window layers keep at most their window; full-attention layers keep everything.
     """
     per_layer = kv_bytes_per_token_per_layer(model, precision)
-    full = model.full_attention_layers * np.asarray(context_tokens, dtype=float)
-    windowed = 0.0
+    attended = model.full_attention_layers * context_tokens
     if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
-        windowed = model.sliding_window_layers * np.minimum(context_tokens, model.sliding_window_tokens)
-    return per_layer * (full + windowed) * np.asarray(sequences, dtype=float)
+        attended = attended + model.sliding_window_layers * minimum(context_tokens, model.sliding_window_tokens)
+    return per_layer * attended * sequences
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from core.roofline import machine_balance_flop_per_byte
 from core.specs import GPU, Efficiency
 
@@ -61,6 +59,6 @@ def allreduce_time_s(message_bytes, machine: Machine):  # type: ignore[no-untype
     """
     n = machine.gpu_count
     if n == 1:
-        return np.multiply(message_bytes, 0.0)
-    traffic_bytes = 2.0 * (n - 1) / n * np.asarray(message_bytes, dtype=float)
+        return message_bytes * 0.0
+    traffic_bytes = 2.0 * (n - 1) / n * message_bytes
     return machine.allreduce_latency_s + traffic_bytes / machine.interconnect_bytes_per_s

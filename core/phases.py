@@ -12,10 +12,10 @@ the KV cache cost nothing, exactly as in the lesson.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-import numpy as np
-
+from core.arraymath import clip, minimum
 from core.memory import kv_cache_bytes, weight_bytes_read
 from core.parallel import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Machine, allreduce_time_s
 from core.roofline import Bound, arithmetic_intensity_flop_per_byte, bound, step_time_s
@@ -54,11 +54,11 @@ def attention_flops_per_token(model: Model, context_tokens):  # type: ignore[no-
     at 1,000 tokens → 4 × 4096 × 1000 × 32 = 0.52 GFLOP, against 16 GFLOP for its weights.
     """
     if not model.has_attention_shape:
-        return np.multiply(context_tokens, 0.0)
+        return context_tokens * 0.0
     width = 4.0 * (model.query_heads or 0) * (model.head_dim or 0)
-    attended = model.full_attention_layers * np.asarray(context_tokens, dtype=float)
+    attended = model.full_attention_layers * context_tokens
     if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
-        attended = attended + model.sliding_window_layers * np.minimum(context_tokens, model.sliding_window_tokens)
+        attended = attended + model.sliding_window_layers * minimum(context_tokens, model.sliding_window_tokens)
     return width * attended
 
 
@@ -88,8 +88,8 @@ def prefill_attention_flops(model: Model, cached_tokens: int, prompt_tokens: int
 def _tensor_parallel_time_s(model: Model, machine: Machine, tokens):  # type: ignore[no-untyped-def]
     """Two all-reduces per layer of the step's activations (tokens × hidden × 2 bytes)."""
     if machine.gpu_count == 1 or not model.has_attention_shape:
-        return np.multiply(tokens, 0.0)
-    message_bytes = np.asarray(tokens, dtype=float) * (model.hidden or 0) * ACTIVATION_BYTES
+        return tokens * 0.0
+    message_bytes = tokens * (model.hidden or 0) * ACTIVATION_BYTES
     return ALLREDUCES_PER_LAYER * (model.layers or 0) * allreduce_time_s(message_bytes, machine)
 
 
@@ -126,8 +126,7 @@ def prefill(
 
 def decode_flops(model: Model, batch_size, context_tokens):  # type: ignore[no-untyped-def]
     """2 × active params × batch + batch × attention over context + 1 tokens."""
-    batch = np.asarray(batch_size, dtype=float)
-    return batch * (2.0 * model.active_params + attention_flops_per_token(model, np.add(context_tokens, 1)))
+    return batch_size * (2.0 * model.active_params + attention_flops_per_token(model, context_tokens + 1))
 
 
 def decode_bytes(model: Model, precision: Precision, batch_size, context_tokens):  # type: ignore[no-untyped-def]
@@ -141,7 +140,7 @@ def decode_fixed_time_s(model: Model, machine: Machine, batch_size):  # type: ig
     """Costs every step pays whatever its size: the step, each sequence in it, and the all-reduces."""
     return (
         machine.step_overhead_s
-        + machine.sequence_overhead_s * np.asarray(batch_size, dtype=float)
+        + machine.sequence_overhead_s * batch_size
         + _tensor_parallel_time_s(model, machine, batch_size)
     )
 
@@ -173,18 +172,17 @@ def sum_of_max_of_lines(a1, b1, a2, b2, n):  # type: ignore[no-untyped-def]
     arithmetic series plus the positive part of the difference over a contiguous run of k.
     Example: a1=1, b1=1, a2=3, b2=0, n=5 → 3+3+3+4+5 = 18.
     """
-    n = np.asarray(n, dtype=float)
     base = n * a2 + b2 * n * (n - 1) / 2
     da, db = a1 - a2, b1 - b2
     if db == 0:
-        return base + np.where(da > 0, n * da, 0.0)
+        return base + (n * da if da > 0 else n * 0.0)
     root = -da / db
     if db > 0:  # difference positive for k > root
-        first = np.clip(np.floor(root) + 1, 0, n)
+        first = clip(math.floor(root) + 1, 0, n)
         count = n - first
         extra = count * da + db * (first + n - 1) * count / 2
     else:  # difference positive for k < root
-        count = np.clip(np.ceil(root), 0, n)
+        count = clip(math.ceil(root), 0, n)
         extra = count * da + db * count * (count - 1) / 2
     return base + extra
 
@@ -204,18 +202,23 @@ def decode_time_s(model: Model, precision: Precision, machine: Machine, prompt_t
     the step time is piecewise linear in j (linear between sliding-window knees), so each
     piece sums in closed form: no loop over M.
     """
-    m = np.asarray(output_tokens, dtype=float)
+    m = output_tokens
     starts = [0, *_line_breaks(model, prompt_tokens)]
     ends = [*starts[1:], None]
-    total = np.multiply(m, float(decode_fixed_time_s(model, machine, batch_size)))
+    total = m * float(decode_fixed_time_s(model, machine, batch_size))
+
+    def memory_s(j: int) -> float:
+        return float(decode_bytes(model, precision, batch_size, prompt_tokens + j)) / machine.bandwidth_bytes_per_s
+
+    def compute_s(j: int) -> float:
+        return float(decode_flops(model, batch_size, prompt_tokens + j)) / machine.compute_flops_per_s
+
     for start, end in zip(starts, ends):
-        j = np.array([start, start + 1], dtype=float)
-        context = prompt_tokens + j
-        mem = decode_bytes(model, precision, batch_size, context) / machine.bandwidth_bytes_per_s
-        cmp = decode_flops(model, batch_size, context) / machine.compute_flops_per_s
-        stop = m if end is None else np.minimum(m, end)
-        count = np.clip(stop - start, 0, None)
-        total = total + sum_of_max_of_lines(mem[0], mem[1] - mem[0], cmp[0], cmp[1] - cmp[0], count)
+        mem0, cmp0 = memory_s(start), compute_s(start)
+        mem_slope, cmp_slope = memory_s(start + 1) - mem0, compute_s(start + 1) - cmp0
+        stop = m if end is None else minimum(m, end)
+        count = clip(stop - start, 0, math.inf)
+        total = total + sum_of_max_of_lines(mem0, mem_slope, cmp0, cmp_slope, count)
     return total
 
 

@@ -174,7 +174,7 @@ def _spec_from_flat(flat: dict[str, str], key: str, default_id: str, lookup: Any
         return lookup(spec_id)
     values = _decode(flat, keys)
     base = lookup(default_id)
-    start = {f.name: getattr(base, f.name) for f in fields(base)}
+    start = {f.name: getattr(base, f.name) for f in fields(base) if f.init}
     if key == "model" and "active_params" not in values and "total_params" in values:
         values["active_params"] = values["total_params"]
     start.update(id=CUSTOM_ID, name=custom_name, **values)

@@ -8,7 +8,7 @@ parameters): they exist so no estimate overflows, not to second-guess users.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.validation import check_int, check_number, check_optional_int, check_text
 
@@ -70,8 +70,24 @@ class Model:
     kv_latent_dim: int | None = None
     sliding_window_tokens: int | None = None
     sliding_window_layers: int | None = None
+    # Derived once on construction (every estimate reads them many times); not part of equality.
+    has_attention_shape: bool = field(init=False, repr=False, compare=False)
+    is_moe: bool = field(init=False, repr=False, compare=False)
+    # Cached elements per token per layer: K and V for every KV head, or the MLA latent.
+    kv_elements_per_token_per_layer: int = field(init=False, repr=False, compare=False)
+    full_attention_layers: int = field(init=False, repr=False, compare=False)
+    # Weights of one routed expert summed over layers: (total - active) / (E - k).
+    params_per_expert: float = field(init=False, repr=False, compare=False)
+    # Weights every token reads (attention, embeddings, shared experts, dense layers).
+    shared_params: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self._validate()
+        derived = _model_derived(self)
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+
+    def _validate(self) -> None:
         check_text("model id", self.id, 60)
         check_text("model name", self.name)
         check_number("total_params", self.total_params, 0, 1e14, low_open=True)
@@ -95,9 +111,7 @@ class Model:
                 raise ValueError(
                     f"active_params must be < total_params for a mixture of experts, got {self.active_params!r}"
                 )
-        if not self.has_attention_shape and (
-            self.kv_latent_dim is not None or self.sliding_window_tokens is not None
-        ):
+        if self.layers is None and (self.kv_latent_dim is not None or self.sliding_window_tokens is not None):
             raise ValueError("kv_latent_dim and sliding windows need the attention shape (layers, heads, head_dim)")
         check_optional_int("kv_latent_dim", self.kv_latent_dim, 1, 1_000_000)
         if (self.sliding_window_tokens is None) != (self.sliding_window_layers is None):
@@ -105,38 +119,28 @@ class Model:
         check_optional_int("sliding_window_tokens", self.sliding_window_tokens, 1, 100_000_000)
         check_optional_int("sliding_window_layers", self.sliding_window_layers, 1, self.layers or 1)
 
-    @property
-    def has_attention_shape(self) -> bool:
-        return self.layers is not None
-
-    @property
-    def is_moe(self) -> bool:
-        return self.experts is not None
-
-    @property
-    def kv_elements_per_token_per_layer(self) -> int:
-        """Cached elements per token per layer: K and V for every KV head, or the MLA latent."""
-        if not self.has_attention_shape:
-            return 0
-        if self.kv_latent_dim is not None:
-            return self.kv_latent_dim
-        return 2 * (self.kv_heads or 0) * (self.head_dim or 0)
-
-    @property
-    def full_attention_layers(self) -> int:
-        return (self.layers or 0) - (self.sliding_window_layers or 0)
-
-    @property
-    def params_per_expert(self) -> float:
-        """Weights of one routed expert summed over layers: (total - active) / (E - k)."""
-        if self.experts is None or self.experts_per_token is None:
-            return 0.0
-        return (self.total_params - self.active_params) / (self.experts - self.experts_per_token)
-
-    @property
-    def shared_params(self) -> float:
-        """Weights every token reads (attention, embeddings, shared experts, dense layers)."""
-        return self.active_params - (self.experts_per_token or 0) * self.params_per_expert
+def _model_derived(model: Model) -> dict[str, object]:
+    shaped = model.layers is not None
+    moe = model.experts is not None and model.experts_per_token is not None
+    if not shaped:
+        kv_elements = 0
+    elif model.kv_latent_dim is not None:
+        kv_elements = model.kv_latent_dim
+    else:
+        kv_elements = 2 * (model.kv_heads or 0) * (model.head_dim or 0)
+    per_expert = (
+        (model.total_params - model.active_params) / ((model.experts or 0) - (model.experts_per_token or 0))
+        if moe
+        else 0.0
+    )
+    return {
+        "has_attention_shape": shaped,
+        "is_moe": moe,
+        "kv_elements_per_token_per_layer": kv_elements,
+        "full_attention_layers": (model.layers or 0) - (model.sliding_window_layers or 0),
+        "params_per_expert": per_expert,
+        "shared_params": model.active_params - (model.experts_per_token or 0) * per_expert,
+    }
 
 
 @dataclass(frozen=True, slots=True)

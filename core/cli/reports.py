@@ -112,6 +112,7 @@ def presets_text() -> str:
 
 def calibration_text(fit: bool = False) -> str:
     from core.calibration import (
+        DATASETS,
         fit_efficiency,
         load_measurements,
         median_absolute_error_pct,
@@ -126,10 +127,7 @@ def calibration_text(fit: bool = False) -> str:
         f"per-sequence overhead {CALIBRATED.sequence_overhead_s * 1e6:.0f} us, "
         f"all-reduce {CALIBRATED.allreduce_latency_s * 1e6:.0f} us",
     ]
-    for filename, title in (
-        ("calibration_train.csv", "training set (the defaults were fitted on these)"),
-        ("calibration_holdout.csv", "held-out set (sources the defaults never saw)"),
-    ):
+    for filename, title in DATASETS:
         rows = load_measurements(filename)
         lines += ["", f"{title}: {len(rows)} measurements", ""]
         lines.append(f"  {'measurement':<58}{'metric':<21}{'measured':>10}{'estimated':>11}{'error':>8}")
@@ -146,7 +144,7 @@ def calibration_text(fit: bool = False) -> str:
     if fit:
         train = load_measurements("calibration_train.csv")
         fitted = fit_efficiency(train)
-        holdout = load_measurements("calibration_holdout.csv")
+        held_out = load_measurements("calibration_validation.csv") + load_measurements("calibration_test.csv")
         lines += [
             "",
             f"refit on the training set: MBU {fitted.mbu:.2f}, MFU {fitted.mfu:.2f}, "
@@ -154,7 +152,7 @@ def calibration_text(fit: bool = False) -> str:
             f"per-sequence overhead {fitted.sequence_overhead_s * 1e6:.0f} us, "
             f"all-reduce {fitted.allreduce_latency_s * 1e6:.0f} us",
             f"  median absolute error: {median_absolute_error_pct(train, fitted):.1f}% training, "
-            f"{median_absolute_error_pct(holdout, fitted):.1f}% held out",
+            f"{median_absolute_error_pct(held_out, fitted):.1f}% on validation + test",
             "  (to adopt it, copy these values into core/efficiency.py CALIBRATED)",
         ]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,160 @@
+"""`python -m core`: the lab, the estimate interface scripts depend on, and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from core.cli import main
+from core.cli.reports import JSON_KEYS
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_estimate_defaults_are_the_lesson_part3_long_reply(capsys):
+    code, out, _ = run_cli(capsys, "estimate", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert set(JSON_KEYS) <= set(data)
+    assert data["ttft_ms"] == pytest.approx(9.3333333, rel=1e-6)  # 2 × 7e9 × 200 / 300e12
+    assert data["tpot_ms"] == pytest.approx(7.0)
+    assert data["total_ms"] == pytest.approx(3509.3333333, rel=1e-9)  # 9.33 + 500 × 7
+    assert data["cost_per_reply_usd"] == pytest.approx(0.00085)
+    assert data["monthly_cost_usd"] == pytest.approx(2550.0)
+    assert data["decode_bound"] == "memory"
+    assert data["machine_balance_flop_per_byte"] == pytest.approx(150.0)
+    assert data["decode_intensity_flop_per_byte"] == pytest.approx(1.0)
+    assert data["weights_gb"] == pytest.approx(14.0)
+    assert data["kv_cache_gb"] == 0 and data["max_batch_that_fits"] is None
+    assert data["fits_in_memory"] is True
+    assert (data["mbu"], data["mfu"]) == (1.0, 1.0)
+    # whole batch: 1 × 500 tokens / 3.50933 s = 142.5 tok/s
+    assert data["output_tokens_per_s"] == pytest.approx(500 / 3.5093333, rel=1e-6)
+
+
+def test_estimate_text_summary(capsys):
+    code, out, _ = run_cli(capsys, "estimate")
+    assert code == 0
+    assert "9.33 ms" in out and "7.00 ms" in out and "3509.33 ms" in out
+    assert "$0.000850" in out and "$2,550" in out
+
+
+def test_real_gpu_gets_calibrated_efficiency_and_ideal_flag_overrides(capsys):
+    _, out, _ = run_cli(capsys, "estimate", "--json", "--gpu", "h100-sxm", "--model", "llama-3.1-8b")
+    calibrated = json.loads(out)
+    assert calibrated["efficiency"] == "calibrated" and calibrated["mbu"] < 1
+    _, out, _ = run_cli(capsys, "estimate", "--json", "--gpu", "h100-sxm", "--model", "llama-3.1-8b", "--ideal")
+    ideal = json.loads(out)
+    # ideal decode at batch 1: (16.06e9 + KV) / 3.35e12 ≈ 4.8 ms; calibrated is slower
+    assert ideal["efficiency"] == "ideal" and ideal["tpot_ms"] == pytest.approx(4.8, abs=0.1)
+    assert calibrated["tpot_ms"] > ideal["tpot_ms"]
+
+
+def test_custom_gpu_numbers_make_a_custom_calibrated_gpu(capsys):
+    _, out, _ = run_cli(capsys, "estimate", "--json", "--bandwidth-gb-s", "1000", "--tflops", "100")
+    data = json.loads(out)
+    assert data["scenario"]["gpu"] == "custom" and data["efficiency"] == "calibrated"
+    _, out, _ = run_cli(capsys, "estimate", "--json", "--bandwidth-gb-s", "1000", "--tflops", "100", "--ideal")
+    # toy model, ideal, 1 TB/s: 14e9 / 1e12 = 14 ms per token; balance 100e12 / 1e12 = 100
+    data = json.loads(out)
+    assert data["tpot_ms"] == pytest.approx(14.0) and data["machine_balance_flop_per_byte"] == pytest.approx(100)
+
+
+def test_custom_model_and_mbu(capsys):
+    _, out, _ = run_cli(
+        capsys, "estimate", "--json", "--params-b", "14", "--mbu", "0.5", "--output-tokens", "10",
+    )
+    data = json.loads(out)
+    # 14e9 × 2 bytes / (2e12 × 0.5) = 28 ms per token
+    assert data["tpot_ms"] == pytest.approx(28.0) and data["mbu"] == 0.5
+
+
+def test_custom_attention_shape_adds_a_kv_cache(capsys):
+    _, out, _ = run_cli(
+        capsys, "estimate", "--json", "--layers", "32", "--hidden", "4096", "--kv-heads", "8", "--head-dim", "128",
+        "--prompt-tokens", "1000", "--output-tokens", "1000",
+    )
+    data = json.loads(out)
+    # 2000 tokens × 2 × 32 × 8 × 128 × 2 B = 0.262 GB
+    assert data["kv_cache_gb"] == pytest.approx(2000 * 131_072 / 1e9)
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "range_text"),
+    [
+        (["--batch", "0"], "--batch", ">= 1 and <= 1,000,000"),
+        (["--batch", "x"], "--batch", ">= 1 and <= 1,000,000"),
+        (["--prompt-tokens", "-5"], "--prompt-tokens", ">= 1 and <= 10,000,000"),
+        (["--output-tokens", "1e308"], "--output-tokens", "<= 10,000,000"),
+        (["--cached-tokens", "300"], "--cached-tokens", "<= 200"),
+        (["--gpus", "0"], "--gpus", ">= 1 and <= 1,024"),
+        (["--weight-bits", "nan"], "--weight-bits", "> 0 and <= 64"),
+        (["--kv-bits", "inf"], "--kv-bits", "> 0 and <= 64"),
+        (["--mbu", "1.5"], "--mbu", "> 0 and <= 1"),
+        (["--mfu", "0"], "--mfu", "> 0 and <= 1"),
+        (["--input-price", "-1"], "--input-price", ">= 0 and <= 10,000"),
+        (["--output-price", "abc"], "--output-price", ">= 0 and <= 10,000"),
+        (["--cached-input-price", "1e9"], "--cached-input-price", "<= 10,000"),
+        (["--replies-per-day", "-1"], "--replies-per-day", ">= 0"),
+        (["--days", "32"], "--days", ">= 1 and <= 31"),
+        (["--bandwidth-gb-s", "-3", "--gpu", "h100-sxm"], "--bandwidth-gb-s", "> 0"),
+        (["--tflops", "0", "--gpu", "h100-sxm"], "--tflops", "> 0"),
+        (["--memory-gb", "0", "--gpu", "h100-sxm"], "--memory-gb", "> 0"),
+        (["--params-b", "0"], "--params-b", "> 0"),
+        (["--active-params-b", "9", "--model", "llama-3.1-8b"], "--active-params-b", "<= 8,030,000,000"),
+        (["--gpu", "h900"], "--gpu", "known: toy-gpu"),
+        (["--model", "gpt-9"], "--model", "known: toy-7b"),
+        (["--tflops", "100"], "--bandwidth-gb-s", "needs both"),
+        (["--layers", "32"], "--hidden", "together"),
+    ],
+)
+def test_bad_values_exit_2_with_one_line_naming_the_option(capsys, argv, option, range_text):
+    code, out, err = run_cli(capsys, "estimate", *argv)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1, err  # one line, no usage dump, no traceback
+    assert option in err and range_text in err
+
+
+def test_unknown_option_and_subcommand_exit_2(capsys):
+    assert run_cli(capsys, "estimate", "--gpu-count", "2")[0] == 2
+    assert run_cli(capsys, "serve")[0] == 2
+    code, _, err = run_cli(capsys, "lab", "--predict", "0", "1", "1", "1")
+    assert code == 2 and "--predict" in err
+
+
+def test_lab_prints_the_reference_numbers(capsys):
+    code, out, _ = run_cli(capsys, "lab")
+    assert code == 0
+    for number in ("23.33 ms", "7.00 ms", "5621.7 ms", "6.999 ms", "24.31 ms", "3500.00 ms", "150x",
+                   "0.047 ms", "99.3%", "21,429 tok/s", "14.000 ms", "361.5 ms", "3514.9 ms",
+                   "$0.000175", "$0.000850", "9.7x", "4.9x", "$525", "$2,550"):
+        assert number in out, number
+
+
+def test_presets_lists_every_preset_with_its_numbers(capsys):
+    from core.presets import gpu_presets, model_presets
+
+    code, out, _ = run_cli(capsys, "presets")
+    assert code == 0
+    for preset_id in [*gpu_presets(), *model_presets()]:
+        assert preset_id in out
+    assert "3,350" in out and "989.5" in out  # H100 SXM bandwidth and dense 16-bit TFLOP/s
+
+
+def test_python_dash_m_core_as_a_process():
+    """The real entry point: exit codes and no traceback from a separate interpreter."""
+    ok = subprocess.run([sys.executable, "-m", "core", "estimate", "--json"], capture_output=True, text=True)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["tpot_ms"] == pytest.approx(7.0)
+    bad = subprocess.run([sys.executable, "-m", "core", "estimate", "--batch", "-1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "--batch" in bad.stderr

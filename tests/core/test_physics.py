@@ -1,0 +1,246 @@
+"""The physics beyond the lesson: KV cache, MoE, sliding windows, latent attention, tensor
+parallel, memory, the bill and the line fit — each against a value worked out by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from core import presets
+from core.batching import critical_batch, sweep_batch_sizes
+from core.billing import reply_cost, self_hosting
+from core.efficiency import IDEAL
+from core.fit import fit_latency_line, implied_mbu
+from core.memory import (
+    expected_distinct_experts,
+    kv_bytes_per_token,
+    kv_cache_bytes,
+    memory_plan,
+    weight_bytes,
+    weight_bytes_read,
+)
+from core.parallel import allreduce_time_s, effective_machine
+from core.phases import (
+    attention_flops_per_token,
+    decode_step,
+    decode_time_s,
+    latency,
+    prefill,
+    prefill_attention_flops,
+    sum_of_max_of_lines,
+)
+from core.specs import CUSTOM_ID, Efficiency, Model, Precision, Pricing
+
+FP16 = Precision(16, 16)
+
+
+def machine(gpu_id="toy-gpu", n=1, efficiency=IDEAL, math_bits=16):
+    return effective_machine(presets.gpu(gpu_id), n, efficiency, math_bits)
+
+
+def test_kv_cache_uses_kv_heads_times_head_dim():
+    llama8b = presets.model("llama-3.1-8b")
+    # 2 (K and V) × 32 layers × 8 KV heads × 128 × 2 bytes = 131,072 B/token (GQA: not 32 heads)
+    assert kv_bytes_per_token(llama8b, FP16) == 131_072
+    # 8-bit KV halves it; 1,000 tokens × 4 sequences at 8-bit = 65,536 × 4,000
+    assert kv_cache_bytes(llama8b, Precision(16, 8), 1000, 4) == 65_536 * 4000
+
+
+def test_latent_attention_caches_the_compressed_vector():
+    deepseek = presets.model("deepseek-v3")
+    # 61 layers × (512 + 64) latent elements × 2 bytes = 70,272 B/token, not ~5 MB
+    assert kv_bytes_per_token(deepseek, FP16) == 70_272
+
+
+def test_sliding_window_layers_stop_growing():
+    oss = presets.model("gpt-oss-20b")
+    per_layer = 2 * 8 * 64 * 2  # K and V, 8 KV heads × 64 dims, 16-bit = 2,048 B per token per layer
+    # 12 full layers keep 10,000 tokens, 12 windowed layers keep 128
+    assert kv_cache_bytes(oss, FP16, 10_000) == per_layer * (12 * 10_000 + 12 * 128)
+    # below the window both halves grow together: 24 layers × 100 tokens
+    assert kv_cache_bytes(oss, FP16, 100) == per_layer * 24 * 100
+
+
+def test_toy_model_has_no_kv_cache_and_no_attention_cost():
+    toy = presets.model("toy-7b")
+    assert kv_bytes_per_token(toy, FP16) == 0
+    assert attention_flops_per_token(toy, 10_000) == 0
+
+
+def test_attention_flops():
+    llama8b = presets.model("llama-3.1-8b")
+    # 4 × 32 query heads × 128 × 1,000 attended tokens × 32 layers = 524,288,000
+    assert attention_flops_per_token(llama8b, 1000) == 4 * 32 * 128 * 1000 * 32
+    # prefill positions 1..3 attend over 1, 2, 3 tokens: 6 attended tokens in all
+    assert prefill_attention_flops(llama8b, 0, 3) == 4 * 32 * 128 * 6 * 32
+    # with 2 tokens cached only position 3 is computed
+    assert prefill_attention_flops(llama8b, 2, 3) == 4 * 32 * 128 * 3 * 32
+
+
+def test_moe_reads_the_experts_its_tokens_touch():
+    mixtral = presets.model("mixtral-8x7b")
+    assert expected_distinct_experts(mixtral, 1) == pytest.approx(2.0)  # one token: exactly k = 2
+    assert expected_distinct_experts(mixtral, 4) == pytest.approx(8 * (1 - 0.75**4))  # 5.47
+    # batch 1 reads the active parameters only; a huge batch reads every expert
+    assert weight_bytes_read(mixtral, FP16, 1) == pytest.approx(mixtral.active_params * 2)
+    assert weight_bytes_read(mixtral, FP16, 10_000) == pytest.approx(mixtral.total_params * 2)
+    dense = presets.model("llama-3.1-8b")
+    assert weight_bytes_read(dense, FP16, 1) == weight_bytes(dense, FP16) == dense.total_params * 2
+
+
+def test_moe_decode_at_batch_1_costs_like_its_active_size():
+    mixtral = presets.model("mixtral-8x7b")
+    step = decode_step(mixtral, FP16, machine(), 1, 0)
+    # 12.88e9 active params × 2 bytes / 2e12 B/s ≈ 12.9 ms, far below the 46.7e9 × 2 / 2e12 = 46.7 ms of all weights
+    assert step.time_s == pytest.approx(mixtral.active_params * 2 / 2e12, rel=1e-9)
+
+
+def test_tensor_parallel_splits_the_read_and_adds_allreduces():
+    llama70b = presets.model("llama-3.1-70b")
+    eff = Efficiency(label="custom", allreduce_latency_s=20e-6)
+    one = decode_step(llama70b, FP16, machine("h100-sxm", 1, eff), 1, 0)
+    two = decode_step(llama70b, FP16, machine("h100-sxm", 2, eff), 1, 0)
+    assert two.memory_time_s == pytest.approx(one.memory_time_s / 2)
+    # 2 all-reduces × 80 layers × (20 µs + 2 × 1/2 × 8192 × 2 B / 450e9 B/s)
+    expected = 2 * 80 * (20e-6 + 16384 / 450e9)
+    assert two.fixed_time_s == pytest.approx(expected, rel=1e-9)
+    assert one.fixed_time_s == 0
+
+
+def test_allreduce_ring_traffic():
+    m = machine("h100-sxm", 8, Efficiency(label="custom", allreduce_latency_s=20e-6))
+    # 20 µs + 2 × 7/8 × 16,384 B / 450e9 B/s = 20.0637 µs
+    assert allreduce_time_s(16_384, m) == pytest.approx(20e-6 + 2 * 7 / 8 * 16_384 / 450e9)
+
+
+def test_efficiency_derates_bandwidth_and_compute():
+    eff = Efficiency(label="custom", mbu=0.5, mfu=0.25)
+    m = machine("h100-sxm", 2, eff, math_bits=8)
+    assert m.bandwidth_bytes_per_s == pytest.approx(2 * 3.35e12 * 0.5)
+    assert m.compute_flops_per_s == pytest.approx(2 * 1979e12 * 0.25)  # fp8 peak at 8-bit maths
+
+
+def test_math_precision_rule():
+    assert Precision(8, 16).math_bits == 8  # W8A8
+    assert Precision(4.5, 16).math_bits == 16  # weight-only: dequantised to 16-bit
+    assert Precision(16, 8).math_bits == 16
+
+
+def test_cached_prompt_tokens_skip_prefill_maths():
+    toy, m = presets.model("toy-7b"), machine()
+    full = prefill(toy, FP16, m, 1000)
+    cached = prefill(toy, FP16, m, 1000, cached_tokens=900)
+    assert full.flops == 2 * 7e9 * 1000
+    assert cached.flops == 2 * 7e9 * 100  # only 100 new tokens
+    assert cached.time_s == pytest.approx(max(14e9 / 2e12, 1.4e12 / 300e12))  # 7 ms, memory-bound now
+    everything = prefill(toy, FP16, m, 1000, cached_tokens=1000)
+    assert everything.flops == 2 * 7e9  # one token is still computed to emit the first output
+
+
+def test_batch_prefill_multiplies_the_tokens():
+    toy, m = presets.model("toy-7b"), machine()
+    # 8 sequences × 200 tokens × 14e9 FLOP / 300e12 = 74.67 ms
+    assert prefill(toy, FP16, m, 200, batch_size=8).time_s == pytest.approx(8 * 200 * 14e9 / 300e12)
+
+
+def test_decode_time_grows_with_context_in_closed_form():
+    llama8b, m = presets.model("llama-3.1-8b"), machine("h100-sxm")
+    # memory-bound at batch 1: Σ (W + (P + j) × kv) / bw over j = 0..M-1
+    w, kv, bw, p, n = 8.03e9 * 2, 131_072, 3.35e12, 1000, 400
+    by_hand = (n * w + kv * (n * p + n * (n - 1) / 2)) / bw
+    assert decode_time_s(llama8b, FP16, m, p, n) == pytest.approx(by_hand, rel=1e-6)
+
+
+def test_decode_time_vectorised_over_reply_lengths():
+    llama8b, m = presets.model("llama-3.1-8b"), machine("h100-sxm")
+    lengths = np.array([1, 10, 100, 1000])
+    each = [decode_time_s(llama8b, FP16, m, 500, int(n)) for n in lengths]
+    assert decode_time_s(llama8b, FP16, m, 500, lengths) == pytest.approx(each)
+
+
+def test_sum_of_max_of_lines_against_a_loop():
+    cases = [(1, 1, 3, 0, 5), (5, -1, 0, 1, 10), (2, 0, 2, 0, 7), (0, 2, 10, 0, 20), (3, 0.5, 1, 0.7, 0)]
+    for a1, b1, a2, b2, n in cases:
+        loop = sum(max(a1 + b1 * k, a2 + b2 * k) for k in range(n))
+        assert sum_of_max_of_lines(a1, b1, a2, b2, n) == pytest.approx(loop)
+
+
+def test_latency_with_overheads():
+    toy = presets.model("toy-7b")
+    eff = Efficiency(label="custom", step_overhead_s=1e-3, sequence_overhead_s=10e-6)
+    m = machine(efficiency=eff)
+    result = latency(toy, FP16, m, 200, 100, batch_size=4)
+    # decode step: max(7 ms, 4 × 14e9 / 300e12) + 1 ms + 4 × 10 µs = 8.04 ms, × 100 steps
+    assert result.decode_s == pytest.approx(100 * (7e-3 + 1e-3 + 40e-6))
+    # prefill: 4 × 200 × 14e9 / 300e12 = 37.33 ms + 1 ms + 40 µs
+    assert result.ttft_s == pytest.approx(800 * 14e9 / 300e12 + 1e-3 + 40e-6)
+
+
+def test_critical_batch_with_a_kv_cache_and_without():
+    toy = presets.model("toy-7b")
+    assert critical_batch(toy, FP16, machine(), 0) == 150
+    # Llama 3.1 8B at 100k context on an H100: each sequence reads 13 GB of KV to do ~0.07 TFLOP → never compute-bound
+    assert critical_batch(presets.model("llama-3.1-8b"), FP16, machine("h100-sxm"), 100_000) is None
+
+
+def test_batch_sweep_memory_ceiling():
+    llama8b = presets.model("llama-3.1-8b")
+    sweep = sweep_batch_sizes(llama8b, FP16, machine("h100-sxm"), [1, 100, 1000], 1000, 2000, 80e9)
+    # weights 16.06 GB + B × 2000 × 131,072 B: 1,000 sequences need 278 GB > 80 GB
+    assert sweep.memory_required_bytes[2] == pytest.approx(8.03e9 * 2 + 1000 * 2000 * 131_072)
+    assert list(sweep.fits_in_memory) == [True, True, False]
+
+
+def test_memory_plan_largest_batch():
+    llama8b = presets.model("llama-3.1-8b")
+    plan = memory_plan(llama8b, FP16, 80e9, 1, 8, 8192)
+    # (80e9 - 16.06e9) / (8192 × 131,072) = 63.94e9 / 1.0737e9 = 59.5 → 59
+    assert plan.max_batch_that_fits == 59
+    assert plan.kv_cache_bytes == 8 * 8192 * 131_072
+    assert plan.fits
+    too_big = memory_plan(presets.model("llama-3.1-405b"), FP16, 80e9, 1, 1, 1000)
+    assert not too_big.fits and too_big.max_batch_that_fits == 0
+    toy = memory_plan(presets.model("toy-7b"), FP16, 80e9, 1, 1, 1000)
+    assert toy.max_batch_that_fits is None  # no KV cache: memory never limits the batch
+
+
+def test_reply_cost_splits_cached_input():
+    pricing = Pricing(input_usd_per_million_tokens=3, cached_input_usd_per_million_tokens=0.3, output_usd_per_million_tokens=15)
+    cost = reply_cost(pricing, prompt_tokens=1000, output_tokens=200, cached_prompt_tokens=800)
+    assert cost.input_usd == pytest.approx(200 * 3e-6)  # 200 uncached tokens
+    assert cost.cached_input_usd == pytest.approx(800 * 0.3e-6)
+    assert cost.output_usd == pytest.approx(200 * 15e-6)
+    assert cost.total_usd == pytest.approx(0.0006 + 0.00024 + 0.003)
+
+
+def test_self_hosting_break_even():
+    hosting = self_hosting(2.0, 1, batch_size=64, output_tokens=500, request_time_s=5.0, api_cost_per_reply_usd=0.001)
+    assert hosting.output_tokens_per_s == pytest.approx(6400)  # 64 × 500 / 5 s
+    assert hosting.usd_per_million_output_tokens == pytest.approx(2 / (6400 * 3600) * 1e6)  # $0.0868
+    assert hosting.break_even_replies_per_day == pytest.approx(48 / 0.001)  # $48 a day / $0.001
+    assert hosting.capacity_replies_per_day == pytest.approx(64 / 5 * 86_400)  # 1,105,920
+    assert hosting.breaks_even
+    free_api = self_hosting(2.0, 1, 64, 500, 5.0, 0.0)
+    assert math.isinf(free_api.break_even_replies_per_day) and not free_api.breaks_even
+
+
+def test_line_fit_and_implied_mbu():
+    fit = fit_latency_line([1, 3], [0.010, 0.024])
+    assert fit.tpot_s == pytest.approx(0.007) and fit.ttft_s == pytest.approx(0.003) and fit.r_squared == 1
+    # 13.48 GB per step in 10 ms on 2,039 GB/s: 1,348 / 2,039 = 0.661
+    assert implied_mbu(0.010, 13.48e9, 2039e9) == pytest.approx(0.6611, abs=1e-4)
+    with pytest.raises(ValueError, match="two measurements"):
+        fit_latency_line([5, 5], [1.0, 2.0])
+    with pytest.raises(ValueError, match="tpot_s"):
+        implied_mbu(0, 1e9, 1e12)
+
+
+def test_custom_model_needs_custom_id_in_a_scenario():
+    from core.scenario import Scenario
+
+    edited = Model(id="llama-3.1-8b", name="Llama 3.1 8B", total_params=9e9, active_params=9e9)
+    with pytest.raises(ValueError, match="differs from its preset"):
+        Scenario(model=edited)
+    Scenario(model=Model(id=CUSTOM_ID, name="mine", total_params=9e9, active_params=9e9))
