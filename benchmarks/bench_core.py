@@ -30,11 +30,18 @@ def best_of(function, number: int, repeat: int = 7) -> float:
 def main() -> None:
     lesson = Scenario.lesson()
     real = Scenario(
-        model=presets.model("llama-3.1-70b"), gpu=presets.gpu("h100-sxm"), precision=Precision(8, 16),
-        efficiency=CALIBRATED, workload=Workload(prompt_tokens=2000, output_tokens=500, batch_size=16, gpu_count=2),
+        model=presets.model("llama-3.1-70b"),
+        gpu=presets.gpu("h100-sxm"),
+        precision=Precision(8, 16),
+        efficiency=CALIBRATED,
+        workload=Workload(prompt_tokens=2000, output_tokens=500, batch_size=16, gpu_count=2),
     )
-    print(f"one estimate, the lesson's scenario : {best_of(lambda: estimate(lesson), 2000) * 1e6:8.1f} µs  (target ≤ 20 µs)")
-    print(f"one estimate, Llama 3.1 70B, 2×H100 : {best_of(lambda: estimate(real), 2000) * 1e6:8.1f} µs  (target ≤ 20 µs)")
+    print(
+        f"one estimate, the lesson's scenario : {best_of(lambda: estimate(lesson), 2000) * 1e6:8.1f} µs  (target ≤ 20 µs)"
+    )
+    print(
+        f"one estimate, Llama 3.1 70B, 2×H100 : {best_of(lambda: estimate(real), 2000) * 1e6:8.1f} µs  (target ≤ 20 µs)"
+    )
 
     machine = effective_machine(real.gpu, 2, CALIBRATED, 8)
     batches = np.arange(1, 10_001, dtype=float)
@@ -49,7 +56,9 @@ def main() -> None:
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "core", "estimate", "--json"], check=True, capture_output=True)
         runs.append(time.perf_counter() - start)
-    print(f"python -m core estimate --json      : {min(runs):8.3f} s   (median {statistics.median(runs):.3f} s; target ≤ 0.2 s)")
+    print(
+        f"python -m core estimate --json      : {min(runs):8.3f} s   (median {statistics.median(runs):.3f} s; target ≤ 0.2 s)"
+    )
 
 
 if __name__ == "__main__":

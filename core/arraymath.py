@@ -11,6 +11,10 @@ from typing import Any
 
 import numpy as np
 
+# A float for one estimate, or a numpy array of floats for a sweep: the formulas are written
+# with operators that work on both, so one definition serves the CLI and the charts.
+Quantity = Any
+
 
 def minimum(values: Any, cap: float) -> Any:
     return np.minimum(values, cap) if isinstance(values, np.ndarray) else min(values, cap)

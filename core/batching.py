@@ -37,8 +37,14 @@ class BatchSweep:
 
 
 def sweep_batch_sizes(
-    model: Model, precision: Precision, machine: Machine, batch_sizes, context_tokens: int, sequence_tokens: int, memory_bytes: float
-) -> BatchSweep:  # type: ignore[no-untyped-def]
+    model: Model,
+    precision: Precision,
+    machine: Machine,
+    batch_sizes: npt.ArrayLike,
+    context_tokens: int,
+    sequence_tokens: int,
+    memory_bytes: float,
+) -> BatchSweep:
     """One decode step at every batch size in `batch_sizes`, vectorised (no Python loop over points).
 
     step time = roofline(weights + B × KV(context), B × FLOPs per token) + fixed costs;
@@ -73,6 +79,7 @@ def critical_batch(model: Model, precision: Precision, machine: Machine, context
     where each sequence's KV read outweighs its maths. Example (the lesson): intensity =
     B FLOP/byte against a balance of 150 → 150.
     """
+
     def reaches(batch: int) -> bool:
         flops = decode_flops(model, batch, context_tokens)
         bytes_moved = decode_bytes(model, precision, batch, context_tokens)

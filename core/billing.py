@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.arraymath import Quantity
 from core.specs import Pricing
 from core.units import S_PER_HOUR, TOKENS_PER_MILLION
 
@@ -41,7 +42,7 @@ def reply_cost(pricing: Pricing, prompt_tokens: int, output_tokens: int, cached_
     )
 
 
-def monthly_cost_usd(cost_per_reply_usd, replies_per_day, days_per_month):  # type: ignore[no-untyped-def]
+def monthly_cost_usd(cost_per_reply_usd: Quantity, replies_per_day: Quantity, days_per_month: Quantity) -> Quantity:
     """monthly = per reply × replies per day × days. Example: $0.000850 × 100,000 × 30 = $2,550."""
     return cost_per_reply_usd * replies_per_day * days_per_month
 
@@ -91,7 +92,12 @@ class SelfHosting:
 
 
 def self_hosting(
-    price_usd_per_gpu_hour: float, gpu_count: int, batch_size: int, output_tokens: int, request_time_s: float, api_cost_per_reply_usd: float
+    price_usd_per_gpu_hour: float,
+    gpu_count: int,
+    batch_size: int,
+    output_tokens: int,
+    request_time_s: float,
+    api_cost_per_reply_usd: float,
 ) -> SelfHosting:
     """A fleet of `gpu_count` GPUs serving `batch_size` requests at a time, each taking `request_time_s`.
 

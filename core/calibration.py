@@ -33,8 +33,15 @@ DATASETS = (
 # Per-direction GPU-to-GPU bandwidth (GB/s) by the data's GPU names; not a column because
 # it is a property of the GPU, not of the measurement. Same values as the presets.
 _INTERCONNECT_GB_PER_S = {
-    "A100": 300.0, "H100-SXM": 450.0, "H200": 450.0, "H100-PCIe": 64.0, "MI300X": 448.0,
-    "L40S": 32.0, "RTX": 32.0, "A10G": 32.0, "M2-Ultra": 5.0,
+    "A100": 300.0,
+    "H100-SXM": 450.0,
+    "H200": 450.0,
+    "H100-PCIe": 64.0,
+    "MI300X": 448.0,
+    "L40S": 32.0,
+    "RTX": 32.0,
+    "A10G": 32.0,
+    "M2-Ultra": 5.0,
 }
 
 
@@ -60,22 +67,32 @@ def _measurement(row: dict[str, str], efficiency: Efficiency) -> Measurement:
     params = round(float(row["params_b"]) * PARAMS_PER_BILLION)
     hidden, head_dim = int(row["hidden"]), int(row["head_dim"])
     model = Model(
-        id=CUSTOM_ID, name=row["model"], total_params=params, active_params=params,
-        layers=int(row["layers"]), hidden=hidden, query_heads=hidden // head_dim,
-        kv_heads=int(row["kv_heads"]), head_dim=head_dim,
+        id=CUSTOM_ID,
+        name=row["model"],
+        total_params=params,
+        active_params=params,
+        layers=int(row["layers"]),
+        hidden=hidden,
+        query_heads=hidden // head_dim,
+        kv_heads=int(row["kv_heads"]),
+        head_dim=head_dim,
     )
     # The data give one dense peak: the precision the maths ran in. Use it for both widths.
     flops = round(float(row["tflops"]) * FLOP_PER_TFLOP)
     gpu = GPU(
-        id=CUSTOM_ID, name=row["gpu"],
+        id=CUSTOM_ID,
+        name=row["gpu"],
         memory_bandwidth_bytes_per_s=round(float(row["bandwidth_gb_s"]) * BYTES_PER_GB),
-        peak_flops_16bit_per_s=flops, peak_flops_8bit_per_s=flops,
+        peak_flops_16bit_per_s=flops,
+        peak_flops_8bit_per_s=flops,
         memory_bytes=round(float(row["memory_gb"]) * BYTES_PER_GB),
         interconnect_bytes_per_s=_interconnect_bytes_per_s(row["gpu"]),
     )
     workload = Workload(
-        prompt_tokens=int(row["prompt_tokens"]), output_tokens=int(row["output_tokens"]),
-        batch_size=int(row["batch"]), gpu_count=int(row["n_gpus"]),
+        prompt_tokens=int(row["prompt_tokens"]),
+        output_tokens=int(row["output_tokens"]),
+        batch_size=int(row["batch"]),
+        gpu_count=int(row["n_gpus"]),
     )
     precision = Precision(weight_bits=float(row["weight_bits"]), kv_bits=float(row["kv_bits"] or 16))
     if row["metric"] not in METRICS:
@@ -133,5 +150,6 @@ def fit_efficiency(measurements: list[Measurement], start: Efficiency = CALIBRAT
     best = replace(start, label="calibrated")
     for _ in range(sweeps):
         for knob, grid in _GRID.items():
-            best = min((replace(best, **{knob: value}) for value in grid), key=lambda e: _loss(measurements, e))
+            candidates = [replace(best, **{knob: value}) for value in grid]  # type: ignore[arg-type]
+            best = min(candidates, key=lambda e: _loss(measurements, e))
     return best

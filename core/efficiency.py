@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from core.specs import Efficiency
 
-IDEAL = Efficiency(label="ideal", mbu=1.0, mfu=1.0, step_overhead_s=0.0, sequence_overhead_s=0.0, allreduce_latency_s=0.0)
+IDEAL = Efficiency(
+    label="ideal", mbu=1.0, mfu=1.0, step_overhead_s=0.0, sequence_overhead_s=0.0, allreduce_latency_s=0.0
+)
 
 # Fitted by `python -m core calibrate --fit` on calibration_train.csv (24 rows, 4 sources).
 # Median absolute error: 3.3 % on those, 13.5 % on validation (20 rows, 8 other sources),

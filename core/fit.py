@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.arraymath import Quantity
+
 
 @dataclass(frozen=True, slots=True)
 class LineFit:
@@ -20,7 +22,7 @@ class LineFit:
     points: int
 
 
-def fit_latency_line(output_tokens, latency_s) -> LineFit:  # type: ignore[no-untyped-def]
+def fit_latency_line(output_tokens: Quantity, latency_s: Quantity) -> LineFit:
     """Ordinary least squares through (output tokens, measured latency).
 
     slope = Σ(x - x̄)(y - ȳ) / Σ(x - x̄)²; intercept = ȳ - slope × x̄; R² = 1 - SSres/SStot.

@@ -49,7 +49,9 @@ def simulated_latency_s(ttft_s: float, tpot_s: float, output_tokens: int, rng: r
     return ttft_s + sum(tpot_s * (1 + rng.uniform(-JITTER, JITTER)) for _ in range(output_tokens))
 
 
-def simulate_measurements(ttft_s: float, tpot_s: float, output_tokens: tuple[int, ...], seed: int = SEED) -> list[float]:
+def simulate_measurements(
+    ttft_s: float, tpot_s: float, output_tokens: tuple[int, ...], seed: int = SEED
+) -> list[float]:
     rng = random.Random(seed)
     return [simulated_latency_s(ttft_s, tpot_s, m, rng) for m in output_tokens]
 
@@ -148,7 +150,9 @@ def part1() -> Part1:
 def part2() -> Part2:
     model, precision, machine = toy_setup()
     step = decode_step(model, precision, machine)
-    sweep = sweep_batch_sizes(model, precision, machine, PART2_BATCH_SIZES, 0, 0, presets.gpu(presets.TOY_GPU_ID).memory_bytes)
+    sweep = sweep_batch_sizes(
+        model, precision, machine, PART2_BATCH_SIZES, 0, 0, presets.gpu(presets.TOY_GPU_ID).memory_bytes
+    )
     return Part2(
         step=step,
         idle_fraction=float(compute_idle_fraction(step.intensity_flop_per_byte, step.balance_flop_per_byte)),
@@ -176,7 +180,9 @@ def part3(pricing: Pricing = PART3_PRICING) -> Part3:
     return Part3(ttft, tpot, replies[0], replies[1])
 
 
-def scoreboard(p1: Part1, p2: Part2, p3: Part3, guesses: tuple[float, ...] = REFERENCE_PREDICTIONS) -> tuple[Prediction, ...]:
+def scoreboard(
+    p1: Part1, p2: Part2, p3: Part3, guesses: tuple[float, ...] = REFERENCE_PREDICTIONS
+) -> tuple[Prediction, ...]:
     """P1 TPOT (ms), P2 output vs input token (x), P3 decode intensity (FLOP/byte), P4 long vs short reply (x)."""
     actual = (p1.decode.time_s * 1e3, p1.output_vs_input, p2.step.intensity_flop_per_byte, p3.latency_ratio)
     labels = (
@@ -185,7 +191,7 @@ def scoreboard(p1: Part1, p2: Part2, p3: Part3, guesses: tuple[float, ...] = REF
         ("P3 decode arithmetic intensity", "FLOP/byte"),
         ("P4 500-token vs 50-token reply", "x"),
     )
-    return tuple(Prediction(label, unit, g, a) for (label, unit), g, a in zip(labels, guesses, actual))
+    return tuple(Prediction(label, unit, g, a) for (label, unit), g, a in zip(labels, guesses, actual, strict=True))
 
 
 def lab_run(guesses: tuple[float, ...] = REFERENCE_PREDICTIONS) -> LabRun:
@@ -223,7 +229,9 @@ def drills() -> Drills:
     decode_300 = 300 * step.time_s
     sweep = sweep_batch_sizes(model, precision, machine, (1, 64), 0, 0, presets.gpu(presets.TOY_GPU_ID).memory_bytes)
     # D5 prices in "units": one input token costs 1, one output token 3.
-    units = Pricing(input_usd_per_million_tokens=1, cached_input_usd_per_million_tokens=1, output_usd_per_million_tokens=3)
+    units = Pricing(
+        input_usd_per_million_tokens=1, cached_input_usd_per_million_tokens=1, output_usd_per_million_tokens=3
+    )
     replies = (100, 1000)
     return Drills(
         d1_prefill=d1,

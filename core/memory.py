@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.arraymath import minimum
+from core.arraymath import Quantity, minimum
 from core.specs import Model, Precision
 from core.units import BITS_PER_BYTE
 
@@ -22,7 +22,7 @@ def weight_bytes(model: Model, precision: Precision) -> float:
     return model.total_params * precision.weight_bits / BITS_PER_BYTE
 
 
-def expected_distinct_experts(model: Model, tokens):  # type: ignore[no-untyped-def]
+def expected_distinct_experts(model: Model, tokens: Quantity) -> Quantity:
     """Experts per layer that `tokens` routed tokens touch, on average: E × (1 - (1 - k/E)^T).
 
     Assumes each token picks its k experts uniformly at random, independently of the
@@ -36,7 +36,7 @@ def expected_distinct_experts(model: Model, tokens):  # type: ignore[no-untyped-
     return e * (1.0 - (1.0 - k / e) ** tokens)
 
 
-def weight_bytes_read(model: Model, precision: Precision, tokens):  # type: ignore[no-untyped-def]
+def weight_bytes_read(model: Model, precision: Precision, tokens: Quantity) -> Quantity:
     """Weights one forward pass over `tokens` tokens reads: shared weights + the experts they touch.
 
     Dense: every weight, once, whatever the token count (the fixed cost batching amortises).
@@ -62,7 +62,7 @@ def kv_bytes_per_token(model: Model, precision: Precision) -> float:
     return kv_bytes_per_token_per_layer(model, precision) * (model.layers or 0)
 
 
-def kv_cache_bytes(model: Model, precision: Precision, context_tokens, sequences=1):  # type: ignore[no-untyped-def]
+def kv_cache_bytes(model: Model, precision: Precision, context_tokens: Quantity, sequences: Quantity = 1) -> Quantity:
     """KV cache held for `sequences` sequences of `context_tokens` tokens each.
 
     Sliding-window layers keep at most their window; full-attention layers keep everything.
@@ -93,7 +93,12 @@ class MemoryPlan:
 
 
 def memory_plan(
-    model: Model, precision: Precision, memory_bytes_per_gpu: float, gpu_count: int, batch_size: int, sequence_tokens: int
+    model: Model,
+    precision: Precision,
+    memory_bytes_per_gpu: float,
+    gpu_count: int,
+    batch_size: int,
+    sequence_tokens: int,
 ) -> MemoryPlan:
     """weights + batch × KV(prompt + output) against memory × GPUs.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.arraymath import Quantity
 from core.roofline import machine_balance_flop_per_byte
 from core.specs import GPU, Efficiency
 
@@ -51,7 +52,7 @@ def effective_machine(gpu: GPU, gpu_count: int, efficiency: Efficiency, math_bit
     )
 
 
-def allreduce_time_s(message_bytes, machine: Machine):  # type: ignore[no-untyped-def]
+def allreduce_time_s(message_bytes: Quantity, machine: Machine) -> Quantity:
     """One ring all-reduce: latency + 2(N-1)/N × message / per-GPU link bandwidth; 0 on one GPU.
 
     Example: 8 GPUs, a 16 KB message (one token's 8192-wide activations in 16-bit) on

@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.arraymath import clip, minimum
+from core.arraymath import Quantity, clip, minimum
 from core.memory import kv_cache_bytes, weight_bytes_read
 from core.parallel import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Machine, allreduce_time_s
-from core.roofline import Bound, arithmetic_intensity_flop_per_byte, bound, step_time_s
+from core.roofline import Bound, arithmetic_intensity_flop_per_byte, bound
 from core.specs import Model, Precision
 
 
@@ -46,7 +46,7 @@ class Step:
         return bound(self.intensity_flop_per_byte, self.balance_flop_per_byte)
 
 
-def attention_flops_per_token(model: Model, context_tokens):  # type: ignore[no-untyped-def]
+def attention_flops_per_token(model: Model, context_tokens: Quantity) -> Quantity:
     """Attention FLOPs for one new token attending over `context_tokens` tokens (itself included).
 
     4 × query_heads × head_dim × attended tokens, summed over layers; sliding-window
@@ -85,7 +85,7 @@ def prefill_attention_flops(model: Model, cached_tokens: int, prompt_tokens: int
     return width * attended
 
 
-def _tensor_parallel_time_s(model: Model, machine: Machine, tokens):  # type: ignore[no-untyped-def]
+def _tensor_parallel_time_s(model: Model, machine: Machine, tokens: Quantity) -> Quantity:
     """Two all-reduces per layer of the step's activations (tokens × hidden × 2 bytes)."""
     if machine.gpu_count == 1 or not model.has_attention_shape:
         return tokens * 0.0
@@ -94,7 +94,12 @@ def _tensor_parallel_time_s(model: Model, machine: Machine, tokens):  # type: ig
 
 
 def prefill(
-    model: Model, precision: Precision, machine: Machine, prompt_tokens: int, batch_size: int = 1, cached_tokens: int = 0
+    model: Model,
+    precision: Precision,
+    machine: Machine,
+    prompt_tokens: int,
+    batch_size: int = 1,
+    cached_tokens: int = 0,
 ) -> Step:
     """Prefill: every uncached prompt token of every sequence in one parallel pass; its time is the TTFT.
 
@@ -109,9 +114,11 @@ def prefill(
     cached = prompt_tokens - new_tokens
     tokens = new_tokens * batch_size
     flops = 2.0 * model.active_params * tokens + batch_size * prefill_attention_flops(model, cached, prompt_tokens)
-    bytes_moved = float(weight_bytes_read(model, precision, tokens)) + batch_size * float(
-        kv_cache_bytes(model, precision, prompt_tokens)
-    ) + batch_size * float(kv_cache_bytes(model, precision, cached))
+    bytes_moved = (
+        float(weight_bytes_read(model, precision, tokens))
+        + batch_size * float(kv_cache_bytes(model, precision, prompt_tokens))
+        + batch_size * float(kv_cache_bytes(model, precision, cached))
+    )
     return Step(
         flops=flops,
         bytes_moved=bytes_moved,
@@ -124,19 +131,19 @@ def prefill(
     )
 
 
-def decode_flops(model: Model, batch_size, context_tokens):  # type: ignore[no-untyped-def]
+def decode_flops(model: Model, batch_size: Quantity, context_tokens: Quantity) -> Quantity:
     """2 × active params × batch + batch × attention over context + 1 tokens."""
     return batch_size * (2.0 * model.active_params + attention_flops_per_token(model, context_tokens + 1))
 
 
-def decode_bytes(model: Model, precision: Precision, batch_size, context_tokens):  # type: ignore[no-untyped-def]
+def decode_bytes(model: Model, precision: Precision, batch_size: Quantity, context_tokens: Quantity) -> Quantity:
     """Weights read once for the whole batch + every sequence's KV cache of `context_tokens` tokens."""
     return weight_bytes_read(model, precision, batch_size) + kv_cache_bytes(
         model, precision, context_tokens, batch_size
     )
 
 
-def decode_fixed_time_s(model: Model, machine: Machine, batch_size):  # type: ignore[no-untyped-def]
+def decode_fixed_time_s(model: Model, machine: Machine, batch_size: Quantity) -> Quantity:
     """Costs every step pays whatever its size: the step, each sequence in it, and the all-reduces."""
     return (
         machine.step_overhead_s
@@ -145,7 +152,9 @@ def decode_fixed_time_s(model: Model, machine: Machine, batch_size):  # type: ig
     )
 
 
-def decode_step(model: Model, precision: Precision, machine: Machine, batch_size: int = 1, context_tokens: int = 0) -> Step:
+def decode_step(
+    model: Model, precision: Precision, machine: Machine, batch_size: int = 1, context_tokens: int = 0
+) -> Step:
     """One decode step: one new token for each of `batch_size` sequences holding `context_tokens` each.
 
     Every step reads all the (touched) weights once, shared by the whole batch — the
@@ -165,7 +174,7 @@ def decode_step(model: Model, precision: Precision, machine: Machine, batch_size
     )
 
 
-def sum_of_max_of_lines(a1, b1, a2, b2, n):  # type: ignore[no-untyped-def]
+def sum_of_max_of_lines(a1: Quantity, b1: Quantity, a2: Quantity, b2: Quantity, n: Quantity) -> Quantity:
     """Σ_{k=0}^{n-1} max(a1 + b1·k, a2 + b2·k) in closed form (vectorised over n).
 
     The difference of two lines changes sign at most once, so the sum is the second line's
@@ -195,7 +204,14 @@ def _line_breaks(model: Model, prompt_tokens: int) -> list[int]:
     return sorted({max(window - prompt_tokens, 0), max(window - 1 - prompt_tokens, 0)})
 
 
-def decode_time_s(model: Model, precision: Precision, machine: Machine, prompt_tokens: int, output_tokens, batch_size: int = 1):  # type: ignore[no-untyped-def]
+def decode_time_s(
+    model: Model,
+    precision: Precision,
+    machine: Machine,
+    prompt_tokens: int,
+    output_tokens: Quantity,
+    batch_size: int = 1,
+) -> Quantity:
     """Σ over the reply's decode steps j = 0..M-1, step j at context prompt + j. Vectorised over M.
 
     With no KV cache every step is identical and the sum is exactly M × TPOT. Otherwise
@@ -213,7 +229,7 @@ def decode_time_s(model: Model, precision: Precision, machine: Machine, prompt_t
     def compute_s(j: int) -> float:
         return float(decode_flops(model, batch_size, prompt_tokens + j)) / machine.compute_flops_per_s
 
-    for start, end in zip(starts, ends):
+    for start, end in zip(starts, ends, strict=True):
         mem0, cmp0 = memory_s(start), compute_s(start)
         mem_slope, cmp_slope = memory_s(start + 1) - mem0, compute_s(start + 1) - cmp0
         stop = m if end is None else minimum(m, end)
@@ -256,4 +272,3 @@ def latency(
     ttft = prefill(model, precision, machine, prompt_tokens, batch_size, cached_tokens).time_s
     decode = float(decode_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
     return Latency(ttft_s=ttft, decode_s=decode, output_tokens=output_tokens)
-

@@ -25,15 +25,26 @@ TOY_MODEL_ID = "toy-7b"
 _SLUG = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
 
 _GPU_REQUIRED = {
-    "id", "name", "memory_bandwidth_gb_per_s", "peak_tflops_16bit", "peak_tflops_8bit",
-    "memory_gb", "interconnect_gb_per_s", "source", "as_of",
+    "id",
+    "name",
+    "memory_bandwidth_gb_per_s",
+    "peak_tflops_16bit",
+    "peak_tflops_8bit",
+    "memory_gb",
+    "interconnect_gb_per_s",
+    "source",
+    "as_of",
 }
 _GPU_OPTIONAL = {"price_usd_per_hour", "compute_estimated", "notes"}
 _SHAPE = {"layers", "hidden", "query_heads", "kv_heads", "head_dim", "context_tokens"}
 _MODEL_REQUIRED = {"id", "name", "total_params_b", "active_params_b", "source", "as_of"}
 _MODEL_OPTIONAL = _SHAPE | {
-    "experts", "experts_per_token", "kv_latent_dim", "sliding_window_tokens",
-    "sliding_window_layers", "notes",
+    "experts",
+    "experts_per_token",
+    "kv_latent_dim",
+    "sliding_window_tokens",
+    "sliding_window_layers",
+    "notes",
 }
 
 
@@ -104,17 +115,30 @@ def parse_model(entry: dict[str, Any]) -> ModelPreset:
     label = _check_keys("model", entry, _MODEL_REQUIRED, _MODEL_OPTIONAL)
     present = _SHAPE & entry.keys()
     if present and present != _SHAPE:
-        raise ValueError(f"{label}: the attention shape needs all of {sorted(_SHAPE)}, missing {sorted(_SHAPE - present)}")
+        raise ValueError(
+            f"{label}: the attention shape needs all of {sorted(_SHAPE)}, missing {sorted(_SHAPE - present)}"
+        )
     try:
         model = Model(
             id=entry["id"],
             name=entry["name"],
             total_params=round(entry["total_params_b"] * PARAMS_PER_BILLION),
             active_params=round(entry["active_params_b"] * PARAMS_PER_BILLION),
-            **{key: entry.get(key) for key in (
-                "layers", "hidden", "query_heads", "kv_heads", "head_dim", "experts",
-                "experts_per_token", "kv_latent_dim", "sliding_window_tokens", "sliding_window_layers",
-            )},
+            **{
+                key: entry.get(key)
+                for key in (
+                    "layers",
+                    "hidden",
+                    "query_heads",
+                    "kv_heads",
+                    "head_dim",
+                    "experts",
+                    "experts_per_token",
+                    "kv_latent_dim",
+                    "sliding_window_tokens",
+                    "sliding_window_layers",
+                )
+            },
         )
     except (TypeError, ValueError) as error:
         raise ValueError(f"{label}: {error}") from error
@@ -127,7 +151,7 @@ def _load(filename: str, table: str) -> list[dict[str, Any]]:
     if set(data) != {table}:
         raise ValueError(f"{filename}: expected only [[{table}]] tables, got {sorted(data)}")
     entries: list[dict[str, Any]] = data[table]
-    ids = [entry.get("id") for entry in entries]
+    ids = [str(entry.get("id")) for entry in entries]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise ValueError(f"{filename}: duplicate id(s) {duplicates}")

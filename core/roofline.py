@@ -12,22 +12,24 @@ from typing import Literal
 
 import numpy as np
 
+from core.arraymath import Quantity
+
 Bound = Literal["memory", "compute"]
 
 
-def step_time_s(bytes_moved, flops, bandwidth_bytes_per_s, compute_flops_per_s):  # type: ignore[no-untyped-def]
+def step_time_s(
+    bytes_moved: Quantity, flops: Quantity, bandwidth_bytes_per_s: Quantity, compute_flops_per_s: Quantity
+) -> Quantity:
     """time = max(bytes / bandwidth, FLOPs / compute).
 
     Assumes memory traffic and maths overlap perfectly, so the slower one sets the clock.
     Example (the lesson): 14e9 bytes and 14e9 FLOPs on 2e12 B/s and 3e14 FLOP/s →
     max(7.0 ms, 0.047 ms) = 7.0 ms.
     """
-    return np.maximum(
-        np.divide(bytes_moved, bandwidth_bytes_per_s), np.divide(flops, compute_flops_per_s)
-    )
+    return np.maximum(np.divide(bytes_moved, bandwidth_bytes_per_s), np.divide(flops, compute_flops_per_s))
 
 
-def arithmetic_intensity_flop_per_byte(flops, bytes_moved):  # type: ignore[no-untyped-def]
+def arithmetic_intensity_flop_per_byte(flops: Quantity, bytes_moved: Quantity) -> Quantity:
     """intensity = FLOPs / bytes moved. Example: a batch-1 decode of the toy 7B model, 14e9 / 14e9 = 1."""
     return np.divide(flops, bytes_moved)
 
@@ -41,7 +43,7 @@ def machine_balance_flop_per_byte(compute_flops_per_s: float, bandwidth_bytes_pe
 
 
 def bound(intensity_flop_per_byte: float, balance_flop_per_byte: float) -> Bound:
-    """"memory" when intensity <= balance, else "compute".
+    """ "memory" when intensity <= balance, else "compute".
 
     On the ridge itself (intensity == balance) both take equally long; the lesson labels
     batch 150 on its 150 FLOP/byte machine "memory", so the tie goes to memory.
@@ -49,12 +51,12 @@ def bound(intensity_flop_per_byte: float, balance_flop_per_byte: float) -> Bound
     return "compute" if intensity_flop_per_byte > balance_flop_per_byte else "memory"
 
 
-def is_compute_bound(intensity_flop_per_byte, balance_flop_per_byte):  # type: ignore[no-untyped-def]
+def is_compute_bound(intensity_flop_per_byte: Quantity, balance_flop_per_byte: Quantity) -> Quantity:
     """Vectorised `bound(...) == "compute"`."""
     return np.greater(intensity_flop_per_byte, balance_flop_per_byte)
 
 
-def compute_idle_fraction(intensity_flop_per_byte, balance_flop_per_byte):  # type: ignore[no-untyped-def]
+def compute_idle_fraction(intensity_flop_per_byte: Quantity, balance_flop_per_byte: Quantity) -> Quantity:
     """Share of a step the compute units wait: 1 - min(intensity / balance, 1).
 
     Example (the lesson): 1 - 1/150 = 0.9933, "idle 99.3% of the time".

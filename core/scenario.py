@@ -22,8 +22,10 @@ def format_number(value: float | int) -> str:
     """The shortest text that parses back to exactly `value` (no '+', which URLs turn into spaces)."""
     if isinstance(value, int):
         return str(value)
-    text = f"{value:.15g}".replace("e+", "e")
-    return text if float(text) == value else repr(value)
+    text = f"{value:.15g}"
+    if float(text) != value:
+        text = repr(value)
+    return text.replace("e+", "e")
 
 
 def parse_float(key: str, text: str) -> float:
@@ -43,38 +45,66 @@ def parse_int(key: str, text: str) -> int:
     return int(value)
 
 
+# A placeholder meaning "the default for this GPU"; never outlives Scenario construction.
+AUTO = Efficiency(label="auto")
+
 # Flat key → (spec field, is integer). Short keys keep shared links readable.
 _MODEL_KEYS: dict[str, tuple[str, bool]] = {
-    "mname": ("name", False), "params": ("total_params", False), "active": ("active_params", False),
-    "layers": ("layers", True), "hidden": ("hidden", True), "qheads": ("query_heads", True),
-    "kvheads": ("kv_heads", True), "headdim": ("head_dim", True), "experts": ("experts", True),
-    "topk": ("experts_per_token", True), "kvlatent": ("kv_latent_dim", True),
-    "swa": ("sliding_window_tokens", True), "swalayers": ("sliding_window_layers", True),
+    "mname": ("name", False),
+    "params": ("total_params", False),
+    "active": ("active_params", False),
+    "layers": ("layers", True),
+    "hidden": ("hidden", True),
+    "qheads": ("query_heads", True),
+    "kvheads": ("kv_heads", True),
+    "headdim": ("head_dim", True),
+    "experts": ("experts", True),
+    "topk": ("experts_per_token", True),
+    "kvlatent": ("kv_latent_dim", True),
+    "swa": ("sliding_window_tokens", True),
+    "swalayers": ("sliding_window_layers", True),
 }
 _GPU_KEYS: dict[str, tuple[str, bool]] = {
-    "gname": ("name", False), "bw": ("memory_bandwidth_bytes_per_s", False),
-    "flops16": ("peak_flops_16bit_per_s", False), "flops8": ("peak_flops_8bit_per_s", False),
-    "mem": ("memory_bytes", False), "link": ("interconnect_bytes_per_s", False),
+    "gname": ("name", False),
+    "bw": ("memory_bandwidth_bytes_per_s", False),
+    "flops16": ("peak_flops_16bit_per_s", False),
+    "flops8": ("peak_flops_8bit_per_s", False),
+    "mem": ("memory_bytes", False),
+    "link": ("interconnect_bytes_per_s", False),
     "usdh": ("price_usd_per_hour", False),
 }
 _PRECISION_KEYS = {"wbits": ("weight_bits", False), "kvbits": ("kv_bits", False)}
 _EFFICIENCY_KEYS = {
-    "mbu": ("mbu", False), "mfu": ("mfu", False),
-    "overhead": ("step_overhead_s", False), "seqoverhead": ("sequence_overhead_s", False),
+    "mbu": ("mbu", False),
+    "mfu": ("mfu", False),
+    "overhead": ("step_overhead_s", False),
+    "seqoverhead": ("sequence_overhead_s", False),
     "allreduce": ("allreduce_latency_s", False),
 }
 _WORKLOAD_KEYS = {
-    "prompt": ("prompt_tokens", True), "out": ("output_tokens", True), "batch": ("batch_size", True),
-    "cached": ("cached_prompt_tokens", True), "gpus": ("gpu_count", True),
+    "prompt": ("prompt_tokens", True),
+    "out": ("output_tokens", True),
+    "batch": ("batch_size", True),
+    "cached": ("cached_prompt_tokens", True),
+    "gpus": ("gpu_count", True),
 }
 _PRICING_KEYS = {
-    "pin": ("input_usd_per_million_tokens", False), "pcache": ("cached_input_usd_per_million_tokens", False),
-    "pout": ("output_usd_per_million_tokens", False), "replies": ("replies_per_day", False),
+    "pin": ("input_usd_per_million_tokens", False),
+    "pcache": ("cached_input_usd_per_million_tokens", False),
+    "pout": ("output_usd_per_million_tokens", False),
+    "replies": ("replies_per_day", False),
     "days": ("days_per_month", True),
 }
 FLAT_KEYS: tuple[str, ...] = (
-    "model", *_MODEL_KEYS, "gpu", *_GPU_KEYS, *_PRECISION_KEYS, "eff", *_EFFICIENCY_KEYS,
-    *_WORKLOAD_KEYS, *_PRICING_KEYS,
+    "model",
+    *_MODEL_KEYS,
+    "gpu",
+    *_GPU_KEYS,
+    *_PRECISION_KEYS,
+    "eff",
+    *_EFFICIENCY_KEYS,
+    *_WORKLOAD_KEYS,
+    *_PRICING_KEYS,
 )
 
 
@@ -106,11 +136,14 @@ class Scenario:
     model: Model = field(default_factory=lambda: presets.model(presets.TOY_MODEL_ID))
     gpu: GPU = field(default_factory=lambda: presets.gpu(presets.TOY_GPU_ID))
     precision: Precision = field(default_factory=Precision)
-    efficiency: Efficiency = field(default_factory=lambda: NAMED["ideal"])
+    # AUTO resolves on construction: ideal on the lesson's toy GPU, calibrated on real ones.
+    efficiency: Efficiency = field(default_factory=lambda: AUTO)
     workload: Workload = field(default_factory=Workload)
     pricing: Pricing = field(default_factory=Pricing)
 
     def __post_init__(self) -> None:
+        if self.efficiency is AUTO:
+            object.__setattr__(self, "efficiency", default_efficiency(self.gpu.id))
         # A preset id promises the preset's numbers; edited numbers must say "custom".
         for kind, spec, known in (
             ("model", self.model, presets.model_presets()),
@@ -165,7 +198,9 @@ class Scenario:
         )
 
 
-def _spec_from_flat(flat: dict[str, str], key: str, default_id: str, lookup: Any, keys: dict[str, tuple[str, bool]], custom_name: str) -> Any:
+def _spec_from_flat(
+    flat: dict[str, str], key: str, default_id: str, lookup: Any, keys: dict[str, tuple[str, bool]], custom_name: str
+) -> Any:
     spec_id = flat.get(key, default_id)
     if spec_id != CUSTOM_ID:
         stray = sorted(set(keys) & set(flat))
@@ -177,5 +212,6 @@ def _spec_from_flat(flat: dict[str, str], key: str, default_id: str, lookup: Any
     start = {f.name: getattr(base, f.name) for f in fields(base) if f.init}
     if key == "model" and "active_params" not in values and "total_params" in values:
         values["active_params"] = values["total_params"]
-    start.update(id=CUSTOM_ID, name=custom_name, **values)
+    start.update(id=CUSTOM_ID, name=custom_name)
+    start.update(values)
     return type(base)(**start)

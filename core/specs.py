@@ -94,9 +94,7 @@ class Model:
         check_number("active_params", self.active_params, 0, self.total_params, low_open=True)
         shape = (self.layers, self.hidden, self.query_heads, self.kv_heads, self.head_dim)
         if any(v is not None for v in shape) and any(v is None for v in shape):
-            raise ValueError(
-                "layers, hidden, query_heads, kv_heads and head_dim must be given together or not at all"
-            )
+            raise ValueError("layers, hidden, query_heads, kv_heads and head_dim must be given together or not at all")
         check_optional_int("layers", self.layers, 1, 1000)
         check_optional_int("hidden", self.hidden, 1, 1_000_000)
         check_optional_int("query_heads", self.query_heads, 1, 10_000)
@@ -111,6 +109,13 @@ class Model:
                 raise ValueError(
                     f"active_params must be < total_params for a mixture of experts, got {self.active_params!r}"
                 )
+            # A token uses at least its k routed experts, each (total - active) / (E - k) weights.
+            floor = self.total_params * self.experts_per_token / self.experts
+            if self.active_params < floor:
+                raise ValueError(
+                    f"active_params must be >= total_params × experts_per_token / experts = {floor:g} "
+                    f"(the routed experts alone), got {self.active_params!r}"
+                )
         if self.layers is None and (self.kv_latent_dim is not None or self.sliding_window_tokens is not None):
             raise ValueError("kv_latent_dim and sliding windows need the attention shape (layers, heads, head_dim)")
         check_optional_int("kv_latent_dim", self.kv_latent_dim, 1, 1_000_000)
@@ -118,6 +123,7 @@ class Model:
             raise ValueError("sliding_window_tokens and sliding_window_layers must be given together")
         check_optional_int("sliding_window_tokens", self.sliding_window_tokens, 1, 100_000_000)
         check_optional_int("sliding_window_layers", self.sliding_window_layers, 1, self.layers or 1)
+
 
 def _model_derived(model: Model) -> dict[str, object]:
     shaped = model.layers is not None
@@ -194,7 +200,13 @@ class Efficiency:
 
     @property
     def is_ideal(self) -> bool:
-        return (self.mbu, self.mfu, self.step_overhead_s, self.sequence_overhead_s, self.allreduce_latency_s) == (1, 1, 0, 0, 0)
+        return (self.mbu, self.mfu, self.step_overhead_s, self.sequence_overhead_s, self.allreduce_latency_s) == (
+            1,
+            1,
+            0,
+            0,
+            0,
+        )
 
 
 MAX_TOKENS = 10_000_000

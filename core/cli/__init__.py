@@ -32,7 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
     lab = sub.add_parser("lab", help="print the lesson's reference run (Parts 1-3 and the scoreboard)")
     lab.set_defaults(subparser=lab)
     lab.add_argument(
-        "--predict", nargs=4, type=float, metavar=("P1", "P2", "P3", "P4"),
+        "--predict",
+        nargs=4,
+        type=float,
+        metavar=("P1", "P2", "P3", "P4"),
         help="your predictions: TPOT ms, output-vs-input x, intensity FLOP/byte, long-vs-short reply x",
     )
     estimate = sub.add_parser("estimate", help="estimate one scenario (the lesson's Part 3 by default)")

@@ -27,7 +27,7 @@ def _part1(run: LabRun) -> list[str]:
         f"Serving the same {PART1_PROMPT_TOKENS}-token prompt with growing output:",
         f"  {'output tokens':>13}   {'total latency':>13}",
     ]
-    lines += [f"  {m:>13}   {t * 1e3:>10.1f} ms" for m, t in zip(p1.output_tokens, p1.measured_latency_s)]
+    lines += [f"  {m:>13}   {t * 1e3:>10.1f} ms" for m, t in zip(p1.output_tokens, p1.measured_latency_s, strict=True)]
     lines += [
         "Fit total = intercept + slope * (output tokens):",
         f"  measured TPOT (slope)     = {p1.fit.tpot_s * 1e3:.3f} ms per output token",
@@ -93,7 +93,9 @@ def _part3(run: LabRun) -> list[str]:
         f"  {'reply':<12} {'latency':>10}  {'cost':>10}",
     ]
     for reply in (short, long):
-        lines.append(f"  {f'{reply.output_tokens} tokens':<12} {reply.latency_s * 1e3:>7.1f} ms  {f'${reply.cost_usd:.6f}':>10}")
+        lines.append(
+            f"  {f'{reply.output_tokens} tokens':<12} {reply.latency_s * 1e3:>7.1f} ms  {f'${reply.cost_usd:.6f}':>10}"
+        )
     lines += [
         f"{long.output_tokens // short.output_tokens}x the output tokens -> {p3.latency_ratio:.1f}x the latency "
         f"and {p3.cost_ratio:.1f}x the cost.",
@@ -102,8 +104,7 @@ def _part3(run: LabRun) -> list[str]:
         "higher AND there are more of them. A chatbot that streams 500 tokens",
         "is a different animal from one that returns 50, on both the clock and",
         "the invoice. Trim the output before you trim anything else.",
-        "At 100,000 replies a day: the 50-token answer costs "
-        f"${short.monthly_usd:,.0f} a",
+        f"At 100,000 replies a day: the 50-token answer costs ${short.monthly_usd:,.0f} a",
         f"month, the 500-token answer ${long.monthly_usd:,.0f}. Same prompt, same model.",
     ]
     return lines

@@ -7,10 +7,22 @@ from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION, S_PER_M
 
 # The keys scripts depend on; add, never rename.
 JSON_KEYS = (
-    "ttft_ms", "tpot_ms", "total_ms", "decode_bound", "decode_intensity_flop_per_byte",
-    "machine_balance_flop_per_byte", "output_tokens_per_s", "weights_gb", "kv_cache_gb",
-    "memory_required_gb", "fits_in_memory", "max_batch_that_fits", "cost_per_reply_usd",
-    "monthly_cost_usd", "mbu", "mfu",
+    "ttft_ms",
+    "tpot_ms",
+    "total_ms",
+    "decode_bound",
+    "decode_intensity_flop_per_byte",
+    "machine_balance_flop_per_byte",
+    "output_tokens_per_s",
+    "weights_gb",
+    "kv_cache_gb",
+    "memory_required_gb",
+    "fits_in_memory",
+    "max_batch_that_fits",
+    "cost_per_reply_usd",
+    "monthly_cost_usd",
+    "mbu",
+    "mfu",
 )
 
 
@@ -96,7 +108,9 @@ def presets_text() -> str:
             f"{g.memory_bytes / BYTES_PER_GB:>7,.0f}{price:>8}"
         )
     lines += ["", "Models (KV = KV-cache bytes per token at 16-bit)", ""]
-    lines.append(f"  {'id':<18}{'name':<26}{'params B':>9}{'active B':>9}{'layers':>7}{'KV heads x dim':>16}{'KV KB/tok':>10}")
+    lines.append(
+        f"  {'id':<18}{'name':<26}{'params B':>9}{'active B':>9}{'layers':>7}{'KV heads x dim':>16}{'KV KB/tok':>10}"
+    )
     for mp in model_presets().values():
         m = mp.model
         shape = f"{m.kv_heads} x {m.head_dim}" if m.has_attention_shape else "-"

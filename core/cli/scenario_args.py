@@ -17,16 +17,30 @@ from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
 
 # Which option a core field's error message belongs to, so the user sees the flag they typed.
 OPTION_FOR_FIELD = {
-    "memory_bandwidth_bytes_per_s": "--bandwidth-gb-s", "peak_flops_16bit_per_s": "--tflops",
-    "peak_flops_8bit_per_s": "--tflops", "memory_bytes": "--memory-gb", "total_params": "--params-b",
-    "active_params": "--active-params-b", "layers": "--layers", "hidden": "--hidden",
-    "kv_heads": "--kv-heads", "head_dim": "--head-dim", "query_heads": "--hidden",
-    "weight_bits": "--weight-bits", "kv_bits": "--kv-bits", "prompt_tokens": "--prompt-tokens",
-    "output_tokens": "--output-tokens", "batch_size": "--batch", "cached_prompt_tokens": "--cached-tokens",
-    "gpu_count": "--gpus", "mbu": "--mbu", "mfu": "--mfu",
+    "memory_bandwidth_bytes_per_s": "--bandwidth-gb-s",
+    "peak_flops_16bit_per_s": "--tflops",
+    "peak_flops_8bit_per_s": "--tflops",
+    "memory_bytes": "--memory-gb",
+    "total_params": "--params-b",
+    "active_params": "--active-params-b",
+    "layers": "--layers",
+    "hidden": "--hidden",
+    "kv_heads": "--kv-heads",
+    "head_dim": "--head-dim",
+    "query_heads": "--hidden",
+    "weight_bits": "--weight-bits",
+    "kv_bits": "--kv-bits",
+    "prompt_tokens": "--prompt-tokens",
+    "output_tokens": "--output-tokens",
+    "batch_size": "--batch",
+    "cached_prompt_tokens": "--cached-tokens",
+    "gpu_count": "--gpus",
+    "mbu": "--mbu",
+    "mfu": "--mfu",
     "input_usd_per_million_tokens": "--input-price",
     "cached_input_usd_per_million_tokens": "--cached-input-price",
-    "output_usd_per_million_tokens": "--output-price", "replies_per_day": "--replies-per-day",
+    "output_usd_per_million_tokens": "--output-price",
+    "replies_per_day": "--replies-per-day",
     "days_per_month": "--days",
 }
 
@@ -49,22 +63,45 @@ def add_scenario_options(parser: argparse.ArgumentParser) -> None:
     gpu = parser.add_argument_group("GPU (a preset, or custom numbers; any number makes a custom GPU)")
     gpu.add_argument("--gpu", metavar="ID", help="GPU preset id (default: the lesson's toy GPU); see `presets`")
     gpu.add_argument("--bandwidth-gb-s", type=number_or_text, metavar="X", help="peak memory bandwidth, GB/s")
-    gpu.add_argument("--tflops", type=number_or_text, metavar="X", help="dense peak TFLOP/s at the precision the maths runs in")
+    gpu.add_argument(
+        "--tflops", type=number_or_text, metavar="X", help="dense peak TFLOP/s at the precision the maths runs in"
+    )
     gpu.add_argument("--memory-gb", type=number_or_text, metavar="X", help="memory per GPU, GB")
     gpu.add_argument("--gpus", type=number_or_text, default=1, metavar="N", help="tensor-parallel GPUs (default 1)")
     model = parser.add_argument_group("model (a preset, or custom numbers)")
     model.add_argument("--model", metavar="ID", help="model preset id (default: the lesson's 7B toy model)")
     model.add_argument("--params-b", type=number_or_text, metavar="X", help="total parameters, billions")
-    model.add_argument("--active-params-b", type=number_or_text, metavar="X", help="active parameters per token, billions")
-    for flag, what in (("--layers", "layers"), ("--hidden", "hidden size"), ("--kv-heads", "KV heads"), ("--head-dim", "head dimension")):
+    model.add_argument(
+        "--active-params-b", type=number_or_text, metavar="X", help="active parameters per token, billions"
+    )
+    for flag, what in (
+        ("--layers", "layers"),
+        ("--hidden", "hidden size"),
+        ("--kv-heads", "KV heads"),
+        ("--head-dim", "head dimension"),
+    ):
         model.add_argument(flag, type=number_or_text, metavar="N", help=what)
-    model.add_argument("--weight-bits", type=number_or_text, default=16.0, metavar="X", help="bits per weight (default 16)")
-    model.add_argument("--kv-bits", type=number_or_text, default=16.0, metavar="X", help="bits per KV-cache element (default 16)")
+    model.add_argument(
+        "--weight-bits", type=number_or_text, default=16.0, metavar="X", help="bits per weight (default 16)"
+    )
+    model.add_argument(
+        "--kv-bits", type=number_or_text, default=16.0, metavar="X", help="bits per KV-cache element (default 16)"
+    )
     work = parser.add_argument_group("workload")
-    work.add_argument("--prompt-tokens", type=number_or_text, default=200, metavar="N", help="prompt tokens (default 200)")
-    work.add_argument("--output-tokens", type=number_or_text, default=500, metavar="M", help="output tokens (default 500)")
+    work.add_argument(
+        "--prompt-tokens", type=number_or_text, default=200, metavar="N", help="prompt tokens (default 200)"
+    )
+    work.add_argument(
+        "--output-tokens", type=number_or_text, default=500, metavar="M", help="output tokens (default 500)"
+    )
     work.add_argument("--batch", type=number_or_text, default=1, metavar="B", help="concurrent sequences (default 1)")
-    work.add_argument("--cached-tokens", type=number_or_text, default=0, metavar="N", help="prompt tokens served from cache (default 0)")
+    work.add_argument(
+        "--cached-tokens",
+        type=number_or_text,
+        default=0,
+        metavar="N",
+        help="prompt tokens served from cache (default 0)",
+    )
     eff = parser.add_argument_group("efficiency (default: ideal on the toy GPU, calibrated on real ones)")
     eff.add_argument("--ideal", action="store_true", help="the lesson's physics: MBU = MFU = 1, no overheads")
     eff.add_argument("--mbu", type=number_or_text, metavar="X", help="memory-bandwidth utilisation, 0-1")
@@ -84,7 +121,10 @@ def _gpu(args: argparse.Namespace, precision: Precision) -> GPU:
         return base
     if args.gpu is None and (args.bandwidth_gb_s is None or args.tflops is None):
         raise ValueError("--bandwidth-gb-s and --tflops: a custom GPU without --gpu needs both")
-    changes: dict[str, object] = {"id": CUSTOM_ID, "name": f"Custom GPU (from {base.name})" if args.gpu else "Custom GPU"}
+    changes: dict[str, object] = {
+        "id": CUSTOM_ID,
+        "name": f"Custom GPU (from {base.name})" if args.gpu else "Custom GPU",
+    }
     if args.bandwidth_gb_s is not None:
         changes["memory_bandwidth_bytes_per_s"] = round(args.bandwidth_gb_s * BYTES_PER_GB)
     if args.tflops is not None:
@@ -130,7 +170,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         efficiency = IDEAL if args.ideal else default_efficiency(gpu.id)
         if args.mbu is not None or args.mfu is not None:
             efficiency = replace(
-                efficiency, label="custom",
+                efficiency,
+                label="custom",
                 mbu=efficiency.mbu if args.mbu is None else args.mbu,
                 mfu=efficiency.mfu if args.mfu is None else args.mfu,
             )
@@ -140,14 +181,18 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
             precision=precision,
             efficiency=efficiency,
             workload=Workload(
-                prompt_tokens=args.prompt_tokens, output_tokens=args.output_tokens, batch_size=args.batch,
-                cached_prompt_tokens=args.cached_tokens, gpu_count=args.gpus,
+                prompt_tokens=args.prompt_tokens,
+                output_tokens=args.output_tokens,
+                batch_size=args.batch,
+                cached_prompt_tokens=args.cached_tokens,
+                gpu_count=args.gpus,
             ),
             pricing=Pricing(
                 input_usd_per_million_tokens=args.input_price,
                 cached_input_usd_per_million_tokens=args.cached_input_price,
                 output_usd_per_million_tokens=args.output_price,
-                replies_per_day=args.replies_per_day, days_per_month=args.days,
+                replies_per_day=args.replies_per_day,
+                days_per_month=args.days,
             ),
         )
     except ValueError as error:

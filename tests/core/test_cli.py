@@ -72,7 +72,15 @@ def test_custom_gpu_numbers_make_a_custom_calibrated_gpu(capsys):
 
 def test_custom_model_and_mbu(capsys):
     _, out, _ = run_cli(
-        capsys, "estimate", "--json", "--params-b", "14", "--mbu", "0.5", "--output-tokens", "10",
+        capsys,
+        "estimate",
+        "--json",
+        "--params-b",
+        "14",
+        "--mbu",
+        "0.5",
+        "--output-tokens",
+        "10",
     )
     data = json.loads(out)
     # 14e9 × 2 bytes / (2e12 × 0.5) = 28 ms per token
@@ -81,8 +89,21 @@ def test_custom_model_and_mbu(capsys):
 
 def test_custom_attention_shape_adds_a_kv_cache(capsys):
     _, out, _ = run_cli(
-        capsys, "estimate", "--json", "--layers", "32", "--hidden", "4096", "--kv-heads", "8", "--head-dim", "128",
-        "--prompt-tokens", "1000", "--output-tokens", "1000",
+        capsys,
+        "estimate",
+        "--json",
+        "--layers",
+        "32",
+        "--hidden",
+        "4096",
+        "--kv-heads",
+        "8",
+        "--head-dim",
+        "128",
+        "--prompt-tokens",
+        "1000",
+        "--output-tokens",
+        "1000",
     )
     data = json.loads(out)
     # 2000 tokens × 2 × 32 × 8 × 128 × 2 B = 0.262 GB
@@ -136,9 +157,27 @@ def test_unknown_option_and_subcommand_exit_2(capsys):
 def test_lab_prints_the_reference_numbers(capsys):
     code, out, _ = run_cli(capsys, "lab")
     assert code == 0
-    for number in ("23.33 ms", "7.00 ms", "5621.7 ms", "6.999 ms", "24.31 ms", "3500.00 ms", "150x",
-                   "0.047 ms", "99.3%", "21,429 tok/s", "14.000 ms", "361.5 ms", "3514.9 ms",
-                   "$0.000175", "$0.000850", "9.7x", "4.9x", "$525", "$2,550"):
+    for number in (
+        "23.33 ms",
+        "7.00 ms",
+        "5621.7 ms",
+        "6.999 ms",
+        "24.31 ms",
+        "3500.00 ms",
+        "150x",
+        "0.047 ms",
+        "99.3%",
+        "21,429 tok/s",
+        "14.000 ms",
+        "361.5 ms",
+        "3514.9 ms",
+        "$0.000175",
+        "$0.000850",
+        "9.7x",
+        "4.9x",
+        "$525",
+        "$2,550",
+    ):
         assert number in out, number
 
 

@@ -207,7 +207,9 @@ def test_memory_plan_largest_batch():
 
 
 def test_reply_cost_splits_cached_input():
-    pricing = Pricing(input_usd_per_million_tokens=3, cached_input_usd_per_million_tokens=0.3, output_usd_per_million_tokens=15)
+    pricing = Pricing(
+        input_usd_per_million_tokens=3, cached_input_usd_per_million_tokens=0.3, output_usd_per_million_tokens=15
+    )
     cost = reply_cost(pricing, prompt_tokens=1000, output_tokens=200, cached_prompt_tokens=800)
     assert cost.input_usd == pytest.approx(200 * 3e-6)  # 200 uncached tokens
     assert cost.cached_input_usd == pytest.approx(800 * 0.3e-6)
