@@ -95,6 +95,11 @@ _PRICING_KEYS = {
     "replies": ("replies_per_day", False),
     "days": ("days_per_month", True),
 }
+_KEY_FOR_FIELD = {
+    name: key
+    for keys in (_WORKLOAD_KEYS, _PRICING_KEYS, _PRECISION_KEYS, _EFFICIENCY_KEYS, _GPU_KEYS, _MODEL_KEYS)
+    for key, (name, _) in keys.items()
+}
 FLAT_KEYS: tuple[str, ...] = (
     "model",
     *_MODEL_KEYS,
@@ -180,6 +185,17 @@ class Scenario:
     @classmethod
     def from_flat(cls, flat: dict[str, str]) -> Scenario:
         """Parse the flat form; missing keys take the lesson's defaults. Raises ValueError naming the key."""
+        try:
+            return cls._from_flat(flat)
+        except ValueError as error:
+            message = str(error)
+            first_word = message.split(" ", 1)[0].rstrip(",:")
+            key = _KEY_FOR_FIELD.get(first_word)
+            named = key is not None and key in flat and key != first_word
+            raise ValueError(f"{key}: {message}" if named else message) from None
+
+    @classmethod
+    def _from_flat(cls, flat: dict[str, str]) -> Scenario:
         unknown = sorted(set(flat) - set(FLAT_KEYS))
         if unknown:
             raise ValueError(f"unknown parameter(s): {', '.join(unknown)}")

@@ -2,8 +2,9 @@
 
 Each spec validates itself on construction: a bad value raises ValueError naming the
 field, the value and the allowed range. Frozen specs hash, so the app can cache on them.
-Upper bounds are generous physical limits (a petabyte per second, a hundred trillion
-parameters): they exist so no estimate overflows, not to second-guess users.
+Bounds are generous physical limits (a megabyte to a petabyte per second, a thousand to a
+hundred trillion parameters, 1 to 64 bits, 1 % to 100 % utilisation): they exist so no
+estimate overflows, underflows or divides by zero, not to second-guess users.
 """
 
 from __future__ import annotations
@@ -32,11 +33,11 @@ class GPU:
     def __post_init__(self) -> None:
         check_text("gpu id", self.id, 60)
         check_text("gpu name", self.name)
-        check_number("memory_bandwidth_bytes_per_s", self.memory_bandwidth_bytes_per_s, 0, 1e15, low_open=True)
-        check_number("peak_flops_16bit_per_s", self.peak_flops_16bit_per_s, 0, 1e18, low_open=True)
-        check_number("peak_flops_8bit_per_s", self.peak_flops_8bit_per_s, 0, 1e18, low_open=True)
-        check_number("memory_bytes", self.memory_bytes, 0, 1e14, low_open=True)
-        check_number("interconnect_bytes_per_s", self.interconnect_bytes_per_s, 0, 1e14, low_open=True)
+        check_number("memory_bandwidth_bytes_per_s", self.memory_bandwidth_bytes_per_s, 1e6, 1e15)
+        check_number("peak_flops_16bit_per_s", self.peak_flops_16bit_per_s, 1e6, 1e18)
+        check_number("peak_flops_8bit_per_s", self.peak_flops_8bit_per_s, 1e6, 1e18)
+        check_number("memory_bytes", self.memory_bytes, 1e6, 1e14)
+        check_number("interconnect_bytes_per_s", self.interconnect_bytes_per_s, 1e6, 1e14)
         if self.price_usd_per_hour is not None:
             check_number("price_usd_per_hour", self.price_usd_per_hour, 0, 1e4)
 
@@ -90,8 +91,8 @@ class Model:
     def _validate(self) -> None:
         check_text("model id", self.id, 60)
         check_text("model name", self.name)
-        check_number("total_params", self.total_params, 0, 1e14, low_open=True)
-        check_number("active_params", self.active_params, 0, self.total_params, low_open=True)
+        check_number("total_params", self.total_params, 1000, 1e14)
+        check_number("active_params", self.active_params, 1000, self.total_params)
         shape = (self.layers, self.hidden, self.query_heads, self.kv_heads, self.head_dim)
         if any(v is not None for v in shape) and any(v is None for v in shape):
             raise ValueError("layers, hidden, query_heads, kv_heads and head_dim must be given together or not at all")
@@ -157,8 +158,8 @@ class Precision:
     kv_bits: float = 16.0
 
     def __post_init__(self) -> None:
-        check_number("weight_bits", self.weight_bits, 0, 64, low_open=True)
-        check_number("kv_bits", self.kv_bits, 0, 64, low_open=True)
+        check_number("weight_bits", self.weight_bits, 1, 64)
+        check_number("kv_bits", self.kv_bits, 1, 64)
 
     @property
     def math_bits(self) -> int:
@@ -192,8 +193,8 @@ class Efficiency:
 
     def __post_init__(self) -> None:
         check_text("efficiency label", self.label, 40)
-        check_number("mbu", self.mbu, 0, 1, low_open=True)
-        check_number("mfu", self.mfu, 0, 1, low_open=True)
+        check_number("mbu", self.mbu, 0.01, 1)
+        check_number("mfu", self.mfu, 0.01, 1)
         check_number("step_overhead_s", self.step_overhead_s, 0, 1)
         check_number("sequence_overhead_s", self.sequence_overhead_s, 0, 0.01)
         check_number("allreduce_latency_s", self.allreduce_latency_s, 0, 0.1)

@@ -1,0 +1,77 @@
+"""The README is checked against the code, so it cannot drift from what ships."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from core.calibration import DATASETS, load_measurements, median_absolute_error_pct
+from core.cli import SUBCOMMANDS, build_parser
+from core.efficiency import CALIBRATED, IDEAL
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def page_titles() -> list[str]:
+    """Every `st.Page(..., title=...)` in the entry file."""
+    tree = ast.parse((ROOT / "app" / "streamlit_app.py").read_text(encoding="utf-8"))
+    titles = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page":
+            titles += [kw.value.value for kw in node.keywords if kw.arg == "title"]  # type: ignore[attr-defined]
+    return titles
+
+
+def test_every_page_is_described():
+    titles = page_titles()
+    assert len(titles) == 5
+    for title in titles:
+        assert f"**{title}**" in README, title
+
+
+def test_every_cli_subcommand_is_described():
+    parser_subcommands = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    assert parser_subcommands == set(SUBCOMMANDS)
+    for name in SUBCOMMANDS:
+        assert f"python -m core {name}" in README, name
+
+
+def test_every_estimate_option_is_listed():
+    estimate = build_parser()._subparsers._group_actions[0].choices["estimate"]  # type: ignore[union-attr]
+    options = {o for action in estimate._actions for o in action.option_strings if o.startswith("--") and o != "--help"}
+    for option in options:
+        assert f"`{option}" in README or f" {option}" in README, option
+
+
+def test_the_two_commands():
+    block = re.search(r"## Quickstart.*?```bash\n(.*?)```", README, re.S)
+    assert block is not None
+    commands = [line.split("#")[0].strip() for line in block.group(1).splitlines() if line.strip()]
+    assert commands == ["make run", "make test"]
+    assert (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1] == "make test"
+
+
+def test_calibrated_defaults_in_the_readme_are_the_code():
+    assert f"MBU {CALIBRATED.mbu:.2f}, MFU {CALIBRATED.mfu:.2f}" in README
+    assert f"{CALIBRATED.step_overhead_s * 1e3:.1f} ms per step" in README
+    assert f"{CALIBRATED.sequence_overhead_s * 1e6:.0f} µs per sequence" in README
+    assert f"{CALIBRATED.allreduce_latency_s * 1e6:.0f} µs per" in README
+
+
+@pytest.mark.parametrize("index", range(len(DATASETS)))
+def test_calibration_table_in_the_readme_is_the_code(index):
+    name, _ = DATASETS[index]
+    rows = load_measurements(name)
+    row = [line for line in README.splitlines() if line.startswith("| ") and f"| {len(rows)} |" in line]
+    calibrated = f"{median_absolute_error_pct(rows):.1f} %"
+    roofline = f"{median_absolute_error_pct(rows, IDEAL):.0f} %"
+    assert any(calibrated in line and roofline in line for line in row), (name, calibrated, roofline)
+
+
+def test_screenshots_named_in_the_readme_exist():
+    for path in re.findall(r"\]\((docs/screenshots/[^)]+\.png)\)", README):
+        assert (ROOT / path).is_file(), path
