@@ -105,13 +105,13 @@ class Model:
             raise ValueError("experts and experts_per_token must be given together or not at all")
         if self.experts is not None:
             check_int("experts", self.experts, 2, 100_000)
-            check_int("experts_per_token", self.experts_per_token, 1, self.experts - 1)
+            per_token = check_int("experts_per_token", self.experts_per_token, 1, self.experts - 1)
             if self.active_params >= self.total_params:
                 raise ValueError(
                     f"active_params must be < total_params for a mixture of experts, got {self.active_params!r}"
                 )
             # A token uses at least its k routed experts, each (total - active) / (E - k) weights.
-            floor = self.total_params * self.experts_per_token / self.experts
+            floor = self.total_params * per_token / self.experts
             if self.active_params < floor:
                 raise ValueError(
                     f"active_params must be >= total_params × experts_per_token / experts = {floor:g} "
