@@ -1,0 +1,91 @@
+"""Monthly bill: what one reply costs, what a month costs, and why the reply's length drives both."""
+
+from dataclasses import replace
+
+import bill_charts
+import formatting as fmt
+import pandas as pd
+import streamlit as st
+from compute import cached_estimate
+from state import current_scenario, sticky
+
+from core.billing import ratio
+
+NUMBER = st.column_config.NumberColumn
+COLUMNS = {  # every money and time column of both tables, shown the same way
+    "USD per million tokens": NUMBER(format="$%.2f"), "USD per reply": NUMBER(format="$%.6f"),
+    "USD per month": NUMBER(format="$%,.2f"), "share of the bill": NUMBER(format="percent"),
+    "TTFT (ms)": NUMBER(format="%.2f"), "latency (ms)": NUMBER(format="%,.2f"),
+}  # fmt: skip
+
+
+def table(frame: pd.DataFrame, label: str, file_name: str) -> None:
+    st.dataframe(frame, column_config={k: v for k, v in COLUMNS.items() if k in frame.columns})
+    st.download_button(label, frame.to_csv(), file_name, "text/csv", icon=":material/download:", on_click="ignore")
+
+
+scenario = current_scenario()
+est = cached_estimate(scenario)
+pricing, work, cost = scenario.pricing, scenario.workload, est.reply_cost
+
+st.title("Monthly bill")
+st.info(
+    "**The habit:** estimate the output tokens first — they move both the clock and the invoice.",
+    icon=":material/lightbulb:",
+)
+
+for column, (label, usd, meaning) in zip(st.columns(4, border=True), (
+    ("Input per reply", cost.input_usd, "Uncached prompt tokens × the input price."),
+    ("Cached input per reply", cost.cached_input_usd, "Cached prompt tokens × the cached price."),
+    ("Output per reply", cost.output_usd, "Reply tokens × the output price."),
+    ("Cost per reply", est.cost_per_reply_usd, "All three."),
+), strict=True):  # fmt: skip
+    column.metric(label, fmt.usd(usd), help=meaning)
+month, year = st.columns(2, border=True)
+month.metric("Monthly bill", fmt.usd(est.monthly_cost_usd),
+             help=f"Cost per reply × {pricing.replies_per_day:,.0f} replies a day × {pricing.days_per_month} days.")  # fmt: skip
+year.metric("Yearly bill", fmt.usd(12 * est.monthly_cost_usd), help="Twelve of those months.")
+table(bill_charts.cost_split_table(scenario, est), "Download the split (CSV)", "bill_split.csv")
+
+st.subheader("A short reply against a long one")
+short_tokens = sticky(st.number_input, "Short reply (output tokens)", key="bill_short_tokens", default=50,
+                      min_value=1, max_value=200_000, step=10, width=260,
+                      help="Against the sidebar's reply: same prompt and prices, the model's latency (no jitter).")  # fmt: skip
+short = cached_estimate(replace(scenario, workload=replace(work, output_tokens=int(short_tokens))))
+lengths = f"{work.output_tokens:,} vs {short_tokens:,} tokens"
+costs = (
+    f"{fmt.ratio(ratio(est.cost_per_reply_usd, short.cost_per_reply_usd))} the cost"
+    if short.cost_per_reply_usd
+    else "free"
+)
+latency_col, cost_col = st.columns(2, border=True)
+latency_col.metric(f"Latency, {lengths}", f"{fmt.duration(est.total_s)} vs {fmt.duration(short.total_s)}",
+                   f"{fmt.ratio(ratio(est.total_s, short.total_s))} the latency", delta_color="off", delta_arrow="off")  # fmt: skip
+cost_col.metric(f"Cost per reply, {lengths}", f"{fmt.usd(est.cost_per_reply_usd)} vs {fmt.usd(short.cost_per_reply_usd)}",
+                costs, delta_color="off", delta_arrow="off")  # fmt: skip
+table(bill_charts.short_long_table(short, est), "Download the comparison (CSV)", "short_vs_long.csv")
+
+left, right = st.columns(2)
+left.subheader("The bill against reply length")
+left.plotly_chart(bill_charts.bill_vs_reply_length(scenario), key="bill_length_chart")
+right.subheader("The bill against traffic")
+right.plotly_chart(bill_charts.bill_vs_replies_per_day(est), key="bill_traffic_chart")
+
+st.subheader("Renting the GPUs instead")
+hosting = est.self_hosting
+if hosting is None:
+    st.caption("This GPU has no rental price. Type one under 'Edit the raw numbers' to compare self-hosting.")
+else:
+    fleet = f"{work.gpu_count} GPU(s) at {fmt.usd(scenario.gpu.price_usd_per_hour)}/h"
+    for column, (label, value, meaning) in zip(st.columns(3, border=True), (
+        ("Self-hosted, per million output tokens", fmt.usd(hosting.usd_per_million_output_tokens),
+         f"{fleet}, busy around the clock at batch {work.batch_size:,}."),
+        ("Break-even traffic (replies a day)", fmt.count(hosting.break_even_replies_per_day),
+         "Where one always-on fleet costs what the API would: its daily rent ÷ the API cost per reply."),
+        ("One fleet's capacity (replies a day)", fmt.count(hosting.capacity_replies_per_day),
+         "Batch size ÷ the time one request takes, over a day."),
+    ), strict=True):  # fmt: skip
+        column.metric(label, value, help=meaning)
+    verdict = ("Above the break-even (and within capacity) renting is cheaper; below it the API is." if hosting.breaks_even
+               else "The fleet cannot serve enough replies to break even at this batch size: batch more, or keep the API.")  # fmt: skip
+    st.caption(f"{verdict} The API charges {fmt.usd(pricing.output_usd_per_million_tokens)} per million output tokens.")

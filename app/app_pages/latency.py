@@ -1,0 +1,117 @@
+"""Latency line: total = TTFT + M × TPOT, simulated with the lesson's jitter, and fitted to your own data."""
+
+from dataclasses import replace
+
+import charts
+import compute
+import formatting as fmt
+import numpy as np
+import pandas as pd
+import streamlit as st
+from measurements import MAX_BYTES, MAX_ROWS, parse_measurements
+from state import current_scenario, sticky
+
+from core.fit import fit_latency_line, implied_mbu
+from core.lesson import JITTER, PART1_OUTPUT_TOKENS, PART1_PROMPT_TOKENS, SEED, simulate_measurements
+
+SIMULATED_OUTPUT_CAP = 20_000  # past this the per-step simulation would slow every rerun
+NOTE = {"delta_color": "off", "delta_arrow": "off"}  # a metric's delta used as a plain note, not a change
+EXAMPLE = "For example:\noutput_tokens,latency_ms\n1,30.2\n100,724.3\n800,5621.7"
+
+
+def output_grid(top: int) -> tuple[int, ...]:
+    return tuple(int(m) for m in np.unique(np.linspace(1, top, 300).round()))
+
+
+scenario = current_scenario()
+est = compute.cached_estimate(scenario)
+out, prompt = scenario.workload.output_tokens, scenario.workload.prompt_tokens
+line_tokens = output_grid(2 * out)
+line_s = compute.cached_latency_line(scenario, line_tokens)
+
+st.title("Latency line")
+st.markdown(
+    f"Total latency is a straight line in the **output** length: a one-off TTFT of {fmt.duration(est.ttft_s)} "
+    f"(prefilling the {fmt.count(prompt)}-token prompt), then {fmt.ms(est.tpot_s)} (TPOT) for every output "
+    "token, because the model runs once per token."
+)
+
+st.subheader("Simulated measurements and the fitted line")
+seed_help = f"The lesson's lab uses {SEED}. Each decode step is jittered by ±{JITTER:.0%}."
+seed_input = st.columns([1, 3])[0].number_input
+seed = int(sticky(seed_input, "Random seed", key="latency_seed", default=SEED, min_value=0, help=seed_help))
+scale = min(out, SIMULATED_OUTPUT_CAP) / PART1_PROMPT_TOKENS  # the lesson sweeps 1…800 around a 500-token reply
+sim_tokens = tuple(sorted({max(1, round(m * scale)) for m in PART1_OUTPUT_TOKENS}))
+sim_s = simulate_measurements(est.ttft_s, est.tpot_s, sim_tokens, seed)
+sim_fit = fit_latency_line(sim_tokens, sim_s)
+cols = st.columns(4)
+cols[0].metric("TPOT, model", fmt.ms(est.tpot_s))
+cols[1].metric("TPOT, fitted (slope)", fmt.ms(sim_fit.tpot_s, 3))
+cols[2].metric("TTFT, model", fmt.ms(est.ttft_s))
+cols[3].metric("TTFT, fitted (intercept)", fmt.ms(sim_fit.ttft_s))
+st.plotly_chart(charts.latency_line(line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit))
+capped = (
+    f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast." if out > SIMULATED_OUTPUT_CAP else ""
+)
+st.caption(
+    f"Seed {seed}: each of the {fmt.count(sum(sim_tokens))} simulated decode steps takes TPOT × (1 ± up to "
+    f"{JITTER:.0%}). Least squares recovers the slope (TPOT) and the intercept (TTFT); "
+    f"R² = {sim_fit.r_squared:.6f}.{capped}"
+)
+model_ms = compute.cached_latency_line(scenario, sim_tokens) * 1e3
+table = pd.DataFrame({"output_tokens": sim_tokens, "latency_ms": np.asarray(sim_s) * 1e3, "model_latency_ms": model_ms})
+number = st.column_config.NumberColumn
+labels = {"latency_ms": "simulated latency (ms)", "model_latency_ms": "model latency (ms)"}
+config = {"output_tokens": number("output tokens"), **{k: number(v, format="%.1f") for k, v in labels.items()}}
+st.dataframe(table, hide_index=True, column_config=config)
+reupload = "This file is also a valid upload for “Your own measurements” below."
+csv_name = f"latency_simulated_seed{seed}.csv"
+st.download_button(
+    "Download as CSV", table.to_csv(index=False), csv_name, "text/csv", key="latency_download", help=reupload
+)
+
+st.subheader("The asymmetry: the same tokens as prompt and as output")
+both = replace(scenario.workload, prompt_tokens=out, output_tokens=out, cached_prompt_tokens=0)
+same = compute.cached_estimate(replace(scenario, workload=both))
+st.plotly_chart(charts.asymmetry_bars(out, same.ttft_s, same.latency.decode_s))
+st.markdown(
+    f"{fmt.count(out)} tokens as a prompt ride one prefill pass: {fmt.duration(same.ttft_s)}. As output they need "
+    f"{fmt.count(out)} decode passes: {fmt.duration(same.latency.decode_s)}, "
+    f"**{fmt.ratio(same.latency.decode_s / same.ttft_s)} slower** for the same number of tokens."
+)
+
+st.subheader("Your own measurements")
+st.markdown(
+    "Upload or paste a CSV with a header `output_tokens,latency_ms` (or `latency_s`), one request per row, at least "
+    f"two different output lengths (at most {MAX_BYTES // 1024} KB and {MAX_ROWS:,} rows)."
+)
+upload = st.file_uploader("CSV file", type=["csv"], key="latency_upload", max_upload_size=1)
+paste_args = {"default": "", "max_chars": MAX_BYTES, "height": 120, "placeholder": EXAMPLE}
+pasted = sticky(st.text_area, "…or paste it here", key="latency_paste", **paste_args)
+source = upload.getvalue() if upload is not None else pasted
+try:
+    data = parse_measurements(source) if source and source.strip() else None
+except ValueError as error:
+    st.warning(f"Could not read your measurements: {error}")
+    data = None
+if data is not None:
+    fit = fit_latency_line(data.output_tokens, data.latency_s)
+    cols = st.columns(4)
+    cols[0].metric("TPOT, your fit", fmt.ms(fit.tpot_s, 3), f"model {fmt.ms(est.tpot_s)}", **NOTE)
+    cols[1].metric("TTFT, your fit", fmt.ms(fit.ttft_s), f"model {fmt.ms(est.ttft_s)}", **NOTE)
+    cols[2].metric("R²", f"{fit.r_squared:.4f}", f"{fit.points} rows", **NOTE)
+    step_bytes = est.first_decode.bytes_moved
+    peak_bandwidth = scenario.gpu.memory_bandwidth_bytes_per_s * scenario.workload.gpu_count
+    if fit.tpot_s > 0:
+        mbu, assumed = implied_mbu(fit.tpot_s, step_bytes, peak_bandwidth), fmt.percent(scenario.efficiency.mbu)
+        cols[3].metric("Implied MBU", fmt.percent(mbu), f"model assumes {assumed}", **NOTE)
+        st.caption(
+            f"MBU = bytes one decode step reads ({fmt.gigabytes(step_bytes)}) ÷ your TPOT ÷ peak bandwidth "
+            f"({fmt.gigabytes(peak_bandwidth)}/s). Above 100% means your hardware or model is not the scenario's."
+        )
+    else:
+        st.warning("Latency does not grow with output tokens in your data, so there is no TPOT to read an MBU from.")
+    user_tokens = output_grid(max(2 * out, int(data.output_tokens.max())))
+    user_line = compute.cached_latency_line(scenario, user_tokens)
+    measured = (data.output_tokens, data.latency_s)
+    st.plotly_chart(charts.latency_line(user_tokens, user_line, est.ttft_s, measured, fit, "your measurements"))

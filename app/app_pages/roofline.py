@@ -1,0 +1,103 @@
+"""Roofline & batching: why decode waits on memory, and how batching buys the compute back."""
+
+import charts
+import compute
+import formatting as fmt
+import numpy as np
+import pandas as pd
+import streamlit as st
+from state import current_scenario
+
+from core.lesson import PART2_BATCH_SIZES
+
+SWEEP_POINTS = 300
+MAX_BATCH_SIZE = 1_000_000  # the Workload's own bound on batch size
+# BatchSweep's own field names: SI, the unit in every name.
+CSV_COLUMNS = (
+    "batch_size",
+    "intensity_flop_per_byte",
+    "step_time_s",
+    "output_tokens_per_s",
+    "compute_bound",
+    "memory_required_bytes",
+    "fits_in_memory",
+)
+
+scenario = current_scenario()
+est = compute.cached_estimate(scenario)
+batch = scenario.workload.batch_size
+critical = compute.cached_critical_batch(scenario)
+ceiling = est.memory.max_batch_that_fits  # None: no KV cache, so memory never limits the batch
+balance = est.machine.balance_flop_per_byte
+
+st.title("Roofline & batching")
+st.markdown(
+    f"A step takes the longer of reading its bytes and doing its maths. This machine needs "
+    f"**{fmt.flop_per_byte(balance)}** to keep its compute busy (the ridge); a decode step at batch "
+    f"{fmt.count(batch)} does {fmt.flop_per_byte(est.first_decode.intensity_flop_per_byte)}, so it is "
+    f"**{est.first_decode.bound}-bound**. Batching reuses one weight read for many sequences."
+)
+cols = st.columns([1.6, 1, 1])
+cols[0].metric("Machine balance (ridge)", fmt.flop_per_byte(balance))
+critical_help = "The smallest batch whose decode step reaches the ridge and turns compute-bound."
+cols[1].metric("Critical batch", "never" if critical is None else fmt.count(critical), help=critical_help)
+fits_help = "Weights plus every sequence's KV cache (prompt + output tokens) against GPU memory × GPUs."
+cols[2].metric("Largest batch that fits", "any" if ceiling is None else fmt.count(ceiling), help=fits_help)
+st.caption(
+    f"Memory: the weights take {fmt.gigabytes(est.memory.weight_bytes)} of "
+    f"{fmt.gigabytes(est.memory.available_bytes)}; what is left holds the sequences' KV caches."
+)
+if critical is None:
+    st.info("At this context each sequence's KV-cache read outgrows its maths: decode never turns compute-bound.")
+if ceiling is None:
+    st.caption(
+        "This model has no attention shape (like the lesson's toy), so no KV cache: memory never limits the batch."
+    )
+elif ceiling == 0:
+    st.warning("The weights and one sequence's KV cache do not fit in memory: add GPUs or lower the precision.")
+
+extra = [b for b in (batch, critical, ceiling) if b is not None and 0 < b <= MAX_BATCH_SIZE]
+table_batches = tuple(sorted({*PART2_BATCH_SIZES, *extra}))
+table = compute.cached_batch_sweep(scenario, table_batches)
+
+st.subheader("The roofline")
+gpus = scenario.workload.gpu_count
+peaks = (
+    scenario.gpu.peak_flops_per_s(scenario.precision.math_bits) * gpus,
+    scenario.gpu.memory_bandwidth_bytes_per_s * gpus,
+)
+machine = (balance, est.machine.compute_flops_per_s, est.machine.bandwidth_bytes_per_s)
+prefill = est.prefill.intensity_flop_per_byte
+st.plotly_chart(charts.roofline(*machine, table_batches, table.intensity_flop_per_byte, prefill, peaks))
+st.caption(
+    "Points sit on the roof: it is a bound. Fixed per-step costs (kernel launches, all-reduces) come on top. "
+    f"Prefill of {fmt.count(scenario.workload.prompt_tokens)} tokens: {fmt.flop_per_byte(prefill)}, "
+    f"{est.prefill.bound}-bound."
+)
+
+st.subheader("The batch sweep")
+top = min(max(300, 2 * batch, 2 * (critical or 0), 3 * (ceiling or 0) // 2), MAX_BATCH_SIZE)
+grid = np.unique(np.geomspace(1, top, SWEEP_POINTS).round().astype(int))
+sweep = compute.cached_batch_sweep(scenario, tuple(sorted({*grid.tolist(), *table_batches})))
+lines = (sweep.batch_size, sweep.step_time_s, sweep.output_tokens_per_s, sweep.compute_bound)
+st.plotly_chart(charts.batch_sweep(*lines, critical, ceiling, batch))
+st.caption(
+    "Up to the critical batch the step time barely moves while throughput climbs: the weight read was going "
+    "to happen anyway. Past it the maths is the wall and throughput plateaus."
+    + (" The grey band is past the memory ceiling: weights plus KV cache no longer fit." if ceiling else "")
+)
+
+shown = {
+    "batch": [fmt.count(b) for b in table.batch_size],
+    "intensity": [fmt.flop_per_byte(i) for i in table.intensity_flop_per_byte],
+    "step time": [fmt.ms(t, 3) for t in table.step_time_s],
+    "throughput": [fmt.tokens_per_s(r) for r in table.output_tokens_per_s],
+    "bound by": np.where(table.compute_bound, "compute", "memory"),
+    "memory": [fmt.gigabytes(b) for b in table.memory_required_bytes],
+    "fits": np.where(table.fits_in_memory, "yes", "no"),
+}
+st.dataframe(pd.DataFrame(shown), hide_index=True)
+csv = pd.DataFrame({name: getattr(table, name) for name in CSV_COLUMNS}).astype({"batch_size": int})
+st.download_button(
+    "Download the table as CSV", csv.to_csv(index=False), "batch_sweep.csv", "text/csv", key="roofline_download"
+)

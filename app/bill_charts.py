@@ -1,0 +1,237 @@
+"""The bill page's figures and tables: a Scenario (and its Estimate) in, plotly / pandas out.
+
+No Streamlit here, so tests call these directly. Money comes from core.billing (vectorised
+over the swept quantity); the colours are theme's: input cost in prefill blue, output cost
+in decode orange, cached input in a paler blue, limits in grey. Each figure is a few
+hundred points at most, far under the app's 100 KB-per-figure budget.
+"""
+
+from __future__ import annotations
+
+import math
+
+import formatting as fmt
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import theme
+
+from core.billing import monthly_cost_usd, reply_cost
+from core.estimate import Estimate
+from core.scenario import Scenario
+
+POINTS = 121
+_CLEAR = "rgba(0,0,0,0)"
+_LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"}
+
+
+def _figure(
+    traces: list[dict], x_title: str, y_title: str, log: bool = False, marks: list[dict] | None = None
+) -> go.Figure:
+    """One Figure call with plain dicts: plotly validates once (incremental updates cost ~10 ms each)."""
+    axis = {"type": "log"} if log else {}
+    return go.Figure(
+        data=traces,
+        layout={
+            "height": 380,
+            "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+            "paper_bgcolor": _CLEAR,
+            "plot_bgcolor": _CLEAR,
+            "legend": _LEGEND,
+            "hovermode": "x unified",
+            "xaxis": {"title": {"text": x_title}, "hoverformat": ",.0f", **axis},
+            "yaxis": {"title": {"text": y_title}, "tickprefix": "$", "separatethousands": True, **axis},
+            "shapes": marks or [],
+        },
+    )
+
+
+def reply_lengths(output_tokens: int) -> np.ndarray:
+    """Whole token counts from 1 to twice the reply (at least 100): the line and the reply both show."""
+    top = max(2 * output_tokens, 100)
+    return np.unique(np.linspace(1, top, POINTS).round())
+
+
+def bill_vs_reply_length(scenario: Scenario) -> go.Figure:
+    """Monthly bill against reply length, stacked by what is billed; the scenario's reply marked.
+
+    monthly = (uncached × p_in + cached × p_cached + M × p_out) / 1e6 × replies/day × days:
+    flat in input, a straight line in M.
+    """
+    pricing, work = scenario.pricing, scenario.workload
+    m = reply_lengths(work.output_tokens)
+    cost = reply_cost(pricing, work.prompt_tokens, m, work.cached_prompt_tokens)
+
+    def month(usd: float | np.ndarray) -> np.ndarray:
+        return monthly_cost_usd(np.broadcast_to(usd, m.shape), pricing.replies_per_day, pricing.days_per_month)
+
+    parts = (
+        ("input", cost.input_usd, theme.INPUT_COST),
+        ("cached input", cost.cached_input_usd, theme.CACHED_COST),
+        ("output", cost.output_usd, theme.OUTPUT_COST),
+    )
+    traces = [
+        {
+            "type": "scatter",
+            "x": m,
+            "y": month(usd),
+            "name": name,
+            "stackgroup": "bill",
+            "mode": "lines",
+            "line": {"color": colour},
+            "hovertemplate": f"{name}: $%{{y:,.2f}}<extra></extra>",
+        }
+        for name, usd, colour in parts
+        if name != "cached input" or work.cached_prompt_tokens > 0
+    ]
+    here = float(
+        monthly_cost_usd(
+            reply_cost(pricing, work.prompt_tokens, work.output_tokens, work.cached_prompt_tokens).total_usd,
+            pricing.replies_per_day,
+            pricing.days_per_month,
+        )
+    )
+    traces.append(
+        {
+            "type": "scatter",
+            "x": [work.output_tokens],
+            "y": [here],
+            "mode": "markers",
+            "name": f"your reply: {fmt.usd(here)} a month",
+            "marker": {"color": theme.FIT, "size": 11, "symbol": "diamond"},
+            "hovertemplate": "your reply: $%{y:,.2f} a month<extra></extra>",
+        }
+    )
+    return _figure(traces, "reply length (output tokens)", "monthly bill (USD)")
+
+
+def replies_axis(replies_per_day: float) -> np.ndarray:
+    """Log-spaced traffic from 1/1000 to 1000 × the scenario's (from 1 a day when it is 0)."""
+    centre = max(replies_per_day, 1.0)
+    return np.geomspace(max(centre / 1000, 0.1), centre * 1000, POINTS)
+
+
+def self_hosted_monthly_usd(est: Estimate, replies_per_day: np.ndarray) -> np.ndarray | None:
+    """Always-on fleets, as many as the traffic needs: ⌈replies ÷ one fleet's capacity⌉ × fleet $/month.
+
+    Assumes each fleet runs at the scenario's batch size around the clock; None without a GPU price.
+    """
+    hosting = est.self_hosting
+    if hosting is None:
+        return None
+    fleets = np.maximum(1, np.ceil(replies_per_day / hosting.capacity_replies_per_day))
+    return fleets * hosting.fleet_usd_per_hour * 24 * est.scenario.pricing.days_per_month
+
+
+def bill_vs_replies_per_day(est: Estimate) -> go.Figure:
+    """The API bill (a straight line: linear in traffic) against renting GPUs, log–log."""
+    pricing = est.scenario.pricing
+    r = replies_axis(pricing.replies_per_day)
+    traces = [
+        {
+            "type": "scatter",
+            "x": r,
+            "y": monthly_cost_usd(est.cost_per_reply_usd, r, pricing.days_per_month),
+            "name": "API bill",
+            "mode": "lines",
+            "line": {"color": theme.OUTPUT_COST, "width": 3},
+            "hovertemplate": "API: $%{y:,.2f} a month<extra></extra>",
+        }
+    ]
+    hosted = self_hosted_monthly_usd(est, r)
+    if hosted is not None:
+        traces.append(
+            {
+                "type": "scatter",
+                "x": r,
+                "y": hosted,
+                "name": "renting the GPUs (always on)",
+                "mode": "lines",
+                "line": {"color": theme.CEILING, "width": 2, "shape": "hv"},
+                "hovertemplate": "self-hosted: $%{y:,.2f} a month<extra></extra>",
+            }
+        )
+    marks = []
+    if pricing.replies_per_day > 0:
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [pricing.replies_per_day],
+                "y": [est.monthly_cost_usd],
+                "mode": "markers",
+                "name": f"your traffic: {fmt.count(pricing.replies_per_day)} a day",
+                "marker": {"color": theme.FIT, "size": 11, "symbol": "diamond"},
+                "hovertemplate": "your traffic: $%{y:,.2f} a month<extra></extra>",
+            }
+        )
+        marks.append(
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": pricing.replies_per_day,
+                "x1": pricing.replies_per_day,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": theme.FIT, "dash": "dot"},
+            }
+        )
+    return _figure(traces, "replies per day (log scale)", "monthly bill (USD, log scale)", log=True, marks=marks)
+
+
+def cost_split_table(scenario: Scenario, est: Estimate) -> pd.DataFrame:
+    """One reply's bill by what is billed, with its monthly total and share."""
+    pricing, work, cost = scenario.pricing, scenario.workload, est.reply_cost
+    rows = (
+        (
+            "input (uncached prompt)",
+            work.prompt_tokens - work.cached_prompt_tokens,
+            pricing.input_usd_per_million_tokens,
+            cost.input_usd,
+        ),
+        ("cached input", work.cached_prompt_tokens, pricing.cached_input_usd_per_million_tokens, cost.cached_input_usd),
+        ("output", work.output_tokens, pricing.output_usd_per_million_tokens, cost.output_usd),
+    )
+    total = cost.total_usd
+    frame = pd.DataFrame(
+        [
+            (
+                name,
+                tokens,
+                price,
+                usd,
+                float(monthly_cost_usd(usd, pricing.replies_per_day, pricing.days_per_month)),
+                usd / total if total else math.nan,
+            )
+            for name, tokens, price, usd in rows
+        ],
+        columns=[
+            "billed as",
+            "tokens per reply",
+            "USD per million tokens",
+            "USD per reply",
+            "USD per month",
+            "share of the bill",
+        ],
+    )
+    return frame.set_index("billed as")
+
+
+def short_long_table(short: Estimate, long: Estimate) -> pd.DataFrame:
+    """The same prompt answered short and long: latency and money side by side."""
+    rows = []
+    for name, est in (("short reply", short), ("long reply", long)):
+        rows.append(
+            (
+                name,
+                est.scenario.workload.output_tokens,
+                est.ttft_s * 1e3,
+                est.total_s * 1e3,
+                est.cost_per_reply_usd,
+                est.monthly_cost_usd,
+            )
+        )
+    frame = pd.DataFrame(
+        rows, columns=["reply", "output tokens", "TTFT (ms)", "latency (ms)", "USD per reply", "USD per month"]
+    )
+    return frame.set_index("reply")

@@ -1,0 +1,76 @@
+"""The app's only door into `core`: cached on the frozen Scenario, never on widgets.
+
+`st.cache_data` hashes its arguments; a Scenario is a frozen dataclass, so equal
+scenarios share one cache entry across reruns and sessions (results are immutable
+values, safe to share). Pages call these, never core's functions directly with
+per-rerun work.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from core.batching import BatchSweep, critical_batch, sweep_batch_sizes
+from core.estimate import Estimate, estimate
+from core.lesson import Drills, LabRun, drills, lab_run
+from core.parallel import effective_machine
+from core.phases import decode_time_s
+from core.scenario import Scenario
+
+
+def _hash_scenario(scenario: Scenario) -> str:
+    return repr(scenario)
+
+
+_HASH = {Scenario: _hash_scenario}
+
+
+@st.cache_data(max_entries=512, hash_funcs=_HASH)
+def cached_estimate(scenario: Scenario) -> Estimate:
+    return estimate(scenario)
+
+
+@st.cache_data(max_entries=256, hash_funcs=_HASH)
+def cached_batch_sweep(scenario: Scenario, batch_sizes: tuple[int, ...]) -> BatchSweep:
+    """Decode at each batch size, at the reply's mid-point context, against the group's memory."""
+    workload = scenario.workload
+    machine = effective_machine(scenario.gpu, workload.gpu_count, scenario.efficiency, scenario.precision.math_bits)
+    return sweep_batch_sizes(
+        scenario.model,
+        scenario.precision,
+        machine,
+        np.asarray(batch_sizes, dtype=float),
+        workload.prompt_tokens + workload.output_tokens // 2,
+        workload.prompt_tokens + workload.output_tokens,
+        scenario.gpu.memory_bytes * workload.gpu_count,
+    )
+
+
+@st.cache_data(max_entries=256, hash_funcs=_HASH)
+def cached_critical_batch(scenario: Scenario) -> int | None:
+    workload = scenario.workload
+    machine = effective_machine(scenario.gpu, workload.gpu_count, scenario.efficiency, scenario.precision.math_bits)
+    return critical_batch(scenario.model, scenario.precision, machine, workload.prompt_tokens + workload.output_tokens // 2)
+
+
+@st.cache_data(max_entries=256, hash_funcs=_HASH)
+def cached_latency_line(scenario: Scenario, output_tokens: tuple[int, ...]) -> np.ndarray:
+    """Total latency (s) at each output length: TTFT + Σ decode steps, vectorised over lengths."""
+    est = cached_estimate(scenario)
+    workload = scenario.workload
+    decode = decode_time_s(
+        scenario.model, scenario.precision, est.machine, workload.prompt_tokens,
+        np.asarray(output_tokens, dtype=float), workload.batch_size,
+    )
+    return est.ttft_s + np.asarray(decode, dtype=float)
+
+
+@st.cache_data
+def cached_lab_run(guesses: tuple[float, ...]) -> LabRun:
+    return lab_run(guesses)
+
+
+@st.cache_data
+def cached_drills() -> Drills:
+    return drills()

@@ -1,0 +1,63 @@
+"""Human units for display: the only place the app turns SI values into text.
+
+Every page formats through these functions, so "7.00 ms" reads the same everywhere
+and the lesson's numbers appear with the lesson's digits.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def duration(seconds: float) -> str:
+    """7.00 ms below a second, 3.51 s from one second up: the lesson's two scales."""
+    if not math.isfinite(seconds):
+        return "—"
+    if abs(seconds) < 1:
+        return f"{seconds * 1e3:,.2f} ms"
+    return f"{seconds:,.2f} s"
+
+
+def ms(seconds: float, digits: int = 2) -> str:
+    return f"{seconds * 1e3:,.{digits}f} ms"
+
+
+def usd(amount: float) -> str:
+    """$2,550 for large sums, $0.000850 for a single reply: enough digits to see the cost."""
+    if not math.isfinite(amount):
+        return "—"
+    if amount == 0:
+        return "$0"
+    if abs(amount) >= 100:
+        return f"${amount:,.0f}"
+    if abs(amount) >= 1:
+        return f"${amount:,.2f}"
+    if abs(amount) >= 0.01:
+        return f"${amount:.4f}"
+    return f"${amount:.6f}"
+
+
+def gigabytes(n_bytes: float) -> str:
+    if n_bytes >= 1e12:
+        return f"{n_bytes / 1e12:,.2f} TB"
+    return f"{n_bytes / 1e9:,.2f} GB"
+
+
+def tokens_per_s(rate: float) -> str:
+    return f"{rate:,.0f} tok/s"
+
+
+def flop_per_byte(intensity: float) -> str:
+    return f"{intensity:,.1f} FLOP/byte" if intensity < 100 else f"{intensity:,.0f} FLOP/byte"
+
+
+def ratio(value: float) -> str:
+    return f"{value:,.1f}x"
+
+
+def percent(fraction: float) -> str:
+    return f"{fraction * 100:.1f}%"
+
+
+def count(value: float) -> str:
+    return f"{value:,.0f}"

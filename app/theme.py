@@ -1,0 +1,18 @@
+"""One palette for every chart: the same quantity keeps its colour on every page.
+
+Colours are mid-tone so they read on Streamlit's light and dark themes alike
+(Okabe–Ito colour-blind-safe hues).
+"""
+
+PREFILL = "#0072B2"  # blue
+DECODE = "#E69F00"  # orange
+MEMORY_BOUND = "#CC79A7"  # purple-pink
+COMPUTE_BOUND = "#009E73"  # green
+MEASURED = "#56B4E9"  # light blue: simulated or uploaded measurements
+FIT = "#D55E00"  # vermillion: a fitted line
+CEILING = "#999999"  # grey: limits such as the memory ceiling and the roofline itself
+INPUT_COST = PREFILL
+OUTPUT_COST = DECODE
+CACHED_COST = "#7FB8DA"
+
+BOUND_COLOURS = {"memory": MEMORY_BOUND, "compute": COMPUTE_BOUND}

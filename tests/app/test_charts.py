@@ -1,0 +1,202 @@
+"""The figure builders, called directly (no Streamlit): data, colours, units, size."""
+
+from __future__ import annotations
+
+import math
+
+import charts
+import numpy as np
+import pytest
+import theme
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.lesson import lab_run
+
+MAX_JSON = 100_000  # the issue's budget per figure
+
+
+@pytest.fixture(scope="module")
+def run():
+    return lab_run()
+
+
+def _trace(fig, name_start):
+    matches = [t for t in fig.data if (t.name or "").startswith(name_start)]
+    assert len(matches) == 1, [t.name for t in fig.data]
+    return matches[0]
+
+
+def _assert_theme_neutral(fig):
+    """Readable in light and dark themes: transparent backgrounds, no forced text colour."""
+    assert fig.layout.paper_bgcolor == "rgba(0,0,0,0)"
+    assert fig.layout.plot_bgcolor == "rgba(0,0,0,0)"
+    assert fig.layout.font.color is None
+    for trace in fig.data:
+        textfont = getattr(trace, "textfont", None)
+        assert textfont is None or textfont.color is None
+
+
+def _lesson_latency_figure(run):
+    # The lesson's Part 1: TTFT 23.33 ms, TPOT 7 ms, a line over 1..1000 output tokens.
+    tokens = np.arange(1, 1001)
+    measured = (run.part1.output_tokens, run.part1.measured_latency_s)
+    return charts.latency_line(tokens, 0.023333 + 0.007 * tokens, 0.023333, measured, run.part1.fit)
+
+
+def test_latency_line_data_colours_and_units(run):
+    fig = _lesson_latency_figure(run)
+    model = _trace(fig, "model")
+    assert model.line.color == theme.DECODE
+    assert model.x[0] == 0 and model.y[0] == pytest.approx(23.333)  # the line starts at TTFT, in ms
+    assert model.y[-1] == pytest.approx(23.333 + 7 * 1000)  # 1,000 tokens × 7 ms on top
+    assert len(model.x) <= charts.MAX_POINTS  # 1,001 points thinned
+    ttft = _trace(fig, "TTFT")
+    assert ttft.marker.color == theme.PREFILL and list(ttft.x) == [0]
+    assert ttft.name == "TTFT (prefill) 23.33 ms"
+    assert [a.text for a in fig.layout.annotations] == ["TTFT 23.33 ms at M = 0"]
+    measured = _trace(fig, "simulated")
+    assert measured.marker.color == theme.MEASURED
+    assert measured.y[-1] == pytest.approx(5621.7, abs=0.05)  # the lesson's 800-token row
+    fit = _trace(fig, "fit")
+    assert fit.line.color == theme.FIT
+    assert fit.name == "fit: 24.31 ms + M × 6.999 ms"  # the lesson's fitted intercept and slope
+    assert fit.y[0] == pytest.approx(24.31, abs=0.005)
+    assert "ms" in fig.layout.yaxis.title.text and "tokens" in fig.layout.xaxis.title.text
+    _assert_theme_neutral(fig)
+    assert len(fig.to_json()) <= MAX_JSON
+
+
+def test_latency_line_without_measurements_has_two_traces():
+    fig = charts.latency_line([1, 2], [0.017, 0.024], 0.010)
+    assert [t.name.split(":")[0] for t in fig.data] == ["model", "TTFT (prefill) 10.00 ms"]
+
+
+def test_asymmetry_bars(run):
+    # The lesson's punchline: 500 prompt tokens 23.33 ms, 500 output tokens 3,500 ms.
+    fig = charts.asymmetry_bars(500, run.part1.prompt_as_input_s, run.part1.prompt_as_output_s)
+    bars = fig.data[0]
+    assert list(bars.x) == pytest.approx([3500.0, 23.333], abs=1e-3)
+    assert list(bars.marker.color) == [theme.DECODE, theme.PREFILL]
+    assert list(bars.text) == ["3.50 s", "23.33 ms"]
+    assert "500 tokens as output" in bars.y[0] and "500 tokens as prompt" in bars.y[1]
+    assert fig.layout.xaxis.title.text == "time (ms)"
+    _assert_theme_neutral(fig)
+    assert len(fig.to_json()) <= MAX_JSON
+
+
+def _lesson_roofline(run):
+    sweep = run.part2.sweep
+    # Prefill of 500 tokens: 500 × 14e9 FLOPs over 14e9 bytes = 500 FLOP/byte.
+    return charts.roofline(150.0, 300e12, 2e12, sweep.batch_size.astype(int), sweep.intensity_flop_per_byte, 500.0)
+
+
+def test_roofline_roof_ridge_and_points(run):
+    fig = _lesson_roofline(run)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    assert fig.layout.xaxis.title.text == "arithmetic intensity (FLOP/byte)"
+    assert fig.layout.yaxis.title.text == "attainable compute (TFLOP/s)"
+    roof = _trace(fig, "roof")
+    # x from 1/4 to 500 × 4; the slope is 2 TB/s × I, the flat top 300 TFLOP/s from the ridge at 150.
+    assert list(roof.x) == pytest.approx([0.25, 150, 2000])
+    assert list(roof.y) == pytest.approx([0.5, 300, 300])
+    assert roof.line.color == theme.CEILING
+    memory = _trace(fig, "decode (memory")
+    assert list(memory.x) == [1, 8, 16, 64, 150]  # batch B → B FLOP/byte; 150 sits on the ridge: memory
+    assert list(memory.y) == pytest.approx([2, 16, 32, 128, 300])  # 2 TB/s × B FLOP/byte, in TFLOP/s
+    assert memory.marker.color == theme.MEMORY_BOUND and memory.marker.line.color == theme.DECODE
+    assert list(memory.text) == ["B=1", "B=8", "B=16", "B=64", "B=150"]
+    compute = _trace(fig, "decode (compute")
+    assert list(compute.x) == [300] and list(compute.y) == pytest.approx([300])
+    assert compute.marker.color == theme.COMPUTE_BOUND
+    prefill = _trace(fig, "prefill")
+    assert prefill.name == "prefill (compute-bound)"
+    assert prefill.marker.color == theme.COMPUTE_BOUND and prefill.marker.line.color == theme.PREFILL
+    ridge = [a for a in fig.layout.annotations if a.text.startswith("ridge")]
+    assert ridge[0].text == "ridge: 150 FLOP/byte" and ridge[0].x == pytest.approx(math.log10(150))
+    assert not [t for t in fig.data if t.name == "datasheet roof"]  # ideal machine: one roof
+    _assert_theme_neutral(fig)
+    assert len(fig.to_json()) <= MAX_JSON
+
+
+def test_roofline_shows_the_datasheet_roof_when_derated():
+    # MBU 0.8, MFU 0.5 on the toy GPU: effective 1.6 TB/s and 150 TFLOP/s, ridge 93.75.
+    fig = charts.roofline(93.75, 150e12, 1.6e12, [1], [1.0], 200.0, peaks=(300e12, 2e12))
+    datasheet = _trace(fig, "datasheet")
+    assert max(datasheet.y) == pytest.approx(300)
+    assert max(_trace(fig, "roof").y) == pytest.approx(150)
+
+
+def _lesson_sweep_figure(points=400, max_fit=None):
+    batch = np.unique(np.r_[np.geomspace(1, 600, points).round(), 150])  # the page adds the table's batches
+    step = np.maximum(0.007, batch * 14e9 / 300e12)  # the toy model: 7 ms until B = 150, then B × 46.7 µs
+    return charts.batch_sweep(
+        batch, step, batch / step, batch > 150, critical_batch=150, max_batch_that_fits=max_fit, scenario_batch=1
+    )
+
+
+def test_crowded_roofline_labels_are_thinned():
+    # Llama-like decode intensities: 300, 324 and 389 FLOP/byte sit within 1.6x of each other.
+    fig = charts.roofline(389.0, 2.2e15, 5.7e12, [1, 150, 300, 324, 389], [2.0, 230.0, 372.0, 390.0, 433.0], 400.0)
+    memory, compute = _trace(fig, "decode (memory"), _trace(fig, "decode (compute")
+    # Labelled when ≥ 1.6× the last label: 2 → 230 (≥ 3.2) → 372 (≥ 368); 390 and 433 (< 595) are not.
+    assert list(memory.text) == ["B=1", "B=150", "B=300"]
+    assert list(compute.text) == ["", ""]
+    assert list(compute.customdata) == [324, 389]  # hover still names every batch
+
+
+def test_batch_sweep_lines_critical_batch_and_no_ceiling():
+    fig = _lesson_sweep_figure()
+    memory, compute = _trace(fig, "throughput (memory"), _trace(fig, "throughput (compute")
+    assert memory.line.color == theme.MEMORY_BOUND and compute.line.color == theme.COMPUTE_BOUND
+    assert max(memory.x) == 150 and memory.y[-1] == pytest.approx(21428.6, abs=0.1)  # 150 / 7 ms
+    assert compute.x[0] == 150  # joined to the memory segment
+    assert compute.y[-1] == pytest.approx(21428.6, abs=0.1)  # the plateau: 300 TFLOP/s ÷ 14 GFLOP
+    step = _trace(fig, "decode step time")
+    assert step.line.color == theme.DECODE and step.y[0] == pytest.approx(7.0)
+    critical = _trace(fig, "critical batch")
+    assert critical.name == "critical batch 150" and list(critical.x) == [150, 150]
+    assert _trace(fig, "your batch").x[0] == 1
+    assert not [t for t in fig.data if t.name.startswith("past the memory ceiling")]  # no KV cache: no ceiling
+    assert fig.layout.xaxis.type == "log"
+    assert "tok/s" in fig.layout.yaxis.title.text and "ms" in fig.layout.yaxis2.title.text
+    _assert_theme_neutral(fig)
+    assert len(fig.to_json()) <= MAX_JSON
+
+
+def test_batch_sweep_memory_ceiling_band():
+    fig = _lesson_sweep_figure(max_fit=389)
+    band = _trace(fig, "past the memory ceiling")
+    assert band.name == "past the memory ceiling (389 fit)"
+    # From just past the last batch that fits to the end of the sweep, over the full height.
+    assert list(band.x) == pytest.approx([389.5, 600, 600, 389.5, 389.5])
+    assert max(band.y) == pytest.approx(21428.6 * 1.1, abs=0.1)
+    assert band.fill == "toself" and band.fillcolor == theme.CEILING
+    assert fig.data[0] is band  # drawn first, under the lines
+    note = [a for a in fig.layout.annotations if a.text.startswith("memory ceiling")][0]
+    assert note.text == "memory ceiling: 389 fit" and note.x == pytest.approx(math.log10(389.5))
+
+
+def test_long_sweeps_are_thinned_to_the_budget():
+    batch = np.arange(1, 20_001, dtype=float)
+    step = np.full(batch.shape, 0.007)
+    fig = charts.batch_sweep(
+        batch,
+        step,
+        batch / step,
+        np.zeros(batch.shape, bool),
+        critical_batch=None,
+        max_batch_that_fits=None,
+        scenario_batch=1,
+    )
+    assert all(len(t.x) <= charts.MAX_POINTS for t in fig.data)
+    assert len(fig.to_json()) <= MAX_JSON
+
+
+@given(st.integers(1, 5000), st.integers(2, 600))
+def test_thin_keeps_endpoints_and_the_budget(n, budget):
+    x = np.arange(n, dtype=float)
+    (kept,) = charts.thin(x, max_points=budget)
+    assert len(kept) <= max(budget, 0) or n <= budget
+    assert kept[0] == 0 and kept[-1] == n - 1
+    assert np.all(np.diff(kept) > 0)

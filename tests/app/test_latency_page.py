@@ -1,0 +1,152 @@
+"""The "Latency line" page through the entry file (AppTest, no browser)."""
+
+from __future__ import annotations
+
+import formatting as fmt
+import pytest
+from measurements import parse_measurements
+from streamlit.testing.v1 import AppTest
+
+from core.estimate import estimate
+from core.scenario import Scenario
+
+ENTRY = "../../app/streamlit_app.py"
+PAGE = "app_pages/latency.py"
+LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
+
+
+def open_page(**query: str) -> AppTest:
+    at = AppTest.from_file(ENTRY, default_timeout=30)
+    at.query_params.update(query)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.main.metric}
+
+
+def text(at: AppTest) -> str:
+    return "\n".join([m.value for m in at.main.markdown] + [c.value for c in at.main.caption])
+
+
+@pytest.fixture(scope="module")
+def default_page() -> AppTest:
+    return open_page()
+
+
+def test_model_and_fitted_values_at_the_defaults(default_page):
+    shown = metrics(default_page)
+    assert shown["TPOT, model"] == "7.00 ms"  # 14 GB ÷ 2 TB/s
+    assert shown["TTFT, model"] == "9.33 ms"  # 200 × 14 GFLOP ÷ 300 TFLOP/s
+    # Seed 36 over the lesson's lengths 1…800 draws the lab's exact jitter, so the slope is
+    # the lab's 6.999 ms; every point sits 23.33 - 9.33 = 14.00 ms lower than the lab's
+    # (a 200-token prompt, not 500), so the intercept is 24.31 - 14.00 = 10.31 ms.
+    assert shown["TPOT, fitted (slope)"] == "6.999 ms"
+    assert shown["TTFT, fitted (intercept)"] == "10.31 ms"
+
+
+def test_simulated_table_is_the_lab_shifted_by_the_prompt(default_page):
+    table = default_page.main.dataframe[0].value
+    assert table["output_tokens"].tolist() == [1, 25, 50, 100, 200, 400, 800]  # the lesson's lengths at M = 500
+    # The lab's 30.2 ms and 5621.7 ms, each 14.00 ms lower.
+    assert table["latency_ms"].iloc[0] == pytest.approx(30.213 - 14.0, abs=1e-3)
+    assert table["latency_ms"].iloc[-1] == pytest.approx(5621.667 - 14.0, abs=1e-3)
+    assert table["model_latency_ms"].iloc[-1] == pytest.approx(9.333 + 800 * 7, abs=1e-3)
+
+
+def test_download_is_a_valid_upload(default_page):
+    button = default_page.main.download_button[0]
+    assert button.proto.url.endswith(".csv")
+    # The download is this table as CSV; read back through the upload parser it fits 6.999 ms again.
+    data = parse_measurements(default_page.main.dataframe[0].value.to_csv(index=False))
+    assert data.rows == 7 and data.latency_column == "latency_ms"
+
+
+def test_asymmetry_at_the_defaults(default_page):
+    shown = text(default_page)
+    # N = 500: prefill 500 × 14 GFLOP ÷ 300 TFLOP/s = 23.33 ms; decode 500 × 7 ms = 3.50 s; 150x.
+    assert "500 tokens as a prompt ride one prefill pass: 23.33 ms" in shown
+    assert "500 decode passes: 3.50 s, **150.0x slower**" in shown
+
+
+def test_changing_the_seed_changes_the_simulation_not_the_model():
+    at = open_page()
+    first = at.main.dataframe[0].value["latency_ms"].tolist()
+    at.number_input(key="latency_seed").set_value(7).run()
+    assert not at.exception
+    assert "Seed 7:" in text(at)
+    assert at.main.dataframe[0].value["latency_ms"].tolist() != first
+    shown = metrics(at)
+    assert shown["TPOT, model"] == "7.00 ms" and shown["TTFT, model"] == "9.33 ms"
+    slope_ms = float(shown["TPOT, fitted (slope)"].split()[0])
+    assert 6.9 < slope_ms < 7.1  # ±5 % per step averages out over 1,576 steps
+
+
+def test_pasted_measurements_give_fit_and_implied_mbu():
+    at = open_page()
+    # A GPU twice as slow as the model: 14 ms per token on top of a 9.33 ms TTFT.
+    at.text_area(key="latency_paste").set_value("output_tokens,latency_ms\n1,23.33\n101,1423.33\n51,723.33\n").run()
+    assert not at.exception and not at.main.warning
+    shown = metrics(at)
+    assert shown["TPOT, your fit"] == "14.000 ms"  # (1423.33 - 23.33) / 100
+    assert shown["TTFT, your fit"] == "9.33 ms"  # 23.33 - 14
+    assert shown["R²"] == "1.0000"
+    assert shown["Implied MBU"] == "50.0%"  # 14 GB ÷ 14 ms = 1 TB/s of a 2 TB/s GPU
+    assert len(at.main.get("plotly_chart")) == 3
+
+
+def test_uploaded_file_wins_and_latency_s_is_read():
+    at = open_page()
+    at.file_uploader(key="latency_upload").set_value(
+        ("m.csv", b"\xef\xbb\xbfoutput_tokens,latency_s\r\n1,0.016333\r\n1001,7.016333\r\n", "text/csv")
+    ).run()
+    assert not at.exception and not at.main.warning
+    shown = metrics(at)
+    assert shown["TPOT, your fit"] == "7.000 ms"  # (7.016333 - 0.016333) s / 1000
+    assert shown["Implied MBU"] == "100.0%"  # 14 GB ÷ 7 ms = 2 TB/s, all of it
+
+
+@pytest.mark.parametrize(
+    ("raw", "where"),
+    [
+        (b"output_tokens,latency_ms\n1,30\n25,fast\n", "row 3, column latency_ms"),
+        (b"output_tokens\n1\n2\n", "row 1"),
+        (b"output_tokens,latency_ms\n1,=cmd|' /C calc'!A0\n2,40\n", "formula"),
+        (b"output_tokens,latency_ms\n1,<script>alert(1)</script>\n2,4\n", "markup"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "binary"),
+        (b"output_tokens,latency_ms\n1,30\n", "at least 2 rows"),
+    ],
+)
+def test_bad_uploads_warn_and_never_raise(raw, where):
+    at = open_page()
+    at.file_uploader(key="latency_upload").set_value(("bad.csv", raw, "text/csv")).run()
+    assert not at.exception
+    assert len(at.main.warning) == 1 and where in at.main.warning[0].value
+    assert "Your fit" not in " ".join(metrics(at))
+
+
+def test_latency_falling_with_output_has_no_mbu():
+    at = open_page()
+    at.text_area(key="latency_paste").set_value("output_tokens,latency_ms\n1,500\n100,400\n").run()
+    assert not at.exception
+    assert "does not grow" in at.main.warning[0].value
+    assert "Implied MBU" not in metrics(at)
+
+
+def test_real_model_matches_the_estimate():
+    at = open_page(**LLAMA_70B_FP8)
+    expected = estimate(Scenario.from_flat(LLAMA_70B_FP8))
+    shown = metrics(at)
+    assert shown["TPOT, model"] == fmt.ms(expected.tpot_s) != "7.00 ms"
+    assert shown["TTFT, model"] == fmt.ms(expected.ttft_s)
+    assert float(shown["TPOT, fitted (slope)"].split()[0]) == pytest.approx(expected.tpot_s * 1e3, rel=0.01)
+
+
+def test_long_replies_cap_the_simulation():
+    at = open_page(out="30000")
+    # Lengths scale from the 20,000-token cap: 800 × 20,000 / 500 = 32,000 tokens at most.
+    assert at.main.dataframe[0].value["output_tokens"].max() == 32_000
+    assert "Simulated up to 32,000 tokens" in text(at)

@@ -1,0 +1,140 @@
+"""The "The lesson" page through the entry file (AppTest, no browser)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ENTRY = "../../app/streamlit_app.py"
+PAGE = "app_pages/lesson.py"
+REFERENCE_RUN = Path(__file__).resolve().parents[1] / "data" / "reference_run.txt"
+GUESSES = ("lesson_p1", "lesson_p2", "lesson_p3", "lesson_p4")
+
+
+def open_page(**query: str) -> AppTest:
+    at = AppTest.from_file(ENTRY, default_timeout=30)
+    at.query_params.update(query)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def guess_and_reveal(at: AppTest, guesses: tuple[float, ...]) -> AppTest:
+    for key, value in zip(GUESSES, guesses, strict=True):
+        at.number_input(key=key).set_value(value)
+    at.run()
+    at.button(key="lesson_reveal").click().run()
+    assert not at.exception
+    return at
+
+
+def verdicts(at: AppTest) -> list[str]:
+    return at.main.dataframe[0].value["verdict"].tolist()
+
+
+def normalise(text: str) -> list[str]:
+    return [re.sub(r"\s+", " ", line).strip() for line in text.splitlines() if line.strip()]
+
+
+def test_answers_are_hidden_until_reveal():
+    at = open_page()
+    assert not at.main.dataframe and not at.main.code
+    assert "appear when you press Reveal" in " ".join(c.value for c in at.main.caption)
+    assert "toy machine, not the sidebar's scenario" in at.main.info[0].value
+
+
+def test_the_usual_gut_guess_for_p2_is_50x_too_low():
+    at = guess_and_reveal(open_page(), (7.0, 3.0, 1.0, 10.0))
+    # P1 7 / 7.00 = 1.0; P2 150 / 3 = 50x low; P3 1 / 1.00; P4 10 / 9.72 = 1.03 → close enough.
+    assert verdicts(at) == ["close enough", "50.0x too LOW", "close enough", "close enough"]
+    board = at.main.dataframe[0].value
+    assert board["actual"].tolist() == ["7.00 ms", "150.00 x", "1.00 FLOP/byte", "9.72 x"]
+    assert board["you"].tolist() == ["7.0", "3.0", "1.0", "10.0"]
+
+
+def test_too_high_too_low_and_no_guess():
+    at = guess_and_reveal(open_page(), (70.0, 200.0, 0.1, 0.0))
+    # 70 / 7 = 10x high; 200 / 150 = 1.33 is inside 0.7–1.4; 1 / 0.1 = 10x low; 0 is no guess.
+    assert verdicts(at) == ["10.0x too HIGH", "close enough", "10.0x too LOW", "no guess"]
+
+
+def test_reference_run_is_the_seeds_transcript():
+    at = guess_and_reveal(open_page(), (7.0, 3.0, 1.0, 10.0))
+    transcript = at.main.code[0].value
+    assert normalise(transcript) == normalise(REFERENCE_RUN.read_text(encoding="utf-8"))
+    for number in (
+        "23.33 ms",
+        "7.00 ms",
+        "30.2 ms",
+        "5621.7 ms",
+        "6.999 ms",
+        "24.31 ms",
+        "3500.00 ms",
+        "150x",
+        "7.000 ms",
+        "0.047 ms",
+        "1.0 FLOP/byte",
+        "150 FLOP/byte",
+        "99.3%",
+        "143 tok/s",
+        "21,429 tok/s",
+        "14.000 ms",
+        "9.3 ms",
+        "7.0 ms",
+        "361.5 ms",
+        "3514.9 ms",
+        "$0.000175",
+        "$0.000850",
+        "9.7x",
+        "4.9x",
+        "$525",
+        "$2,550",
+    ):
+        assert number in transcript, number
+
+
+def test_the_lesson_ignores_the_sidebar_scenario():
+    at = guess_and_reveal(open_page(model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8"), (7, 150, 1, 10))
+    assert normalise(at.main.code[0].value) == normalise(REFERENCE_RUN.read_text(encoding="utf-8"))
+    assert verdicts(at) == ["close enough"] * 4
+
+
+def test_hide_puts_the_answers_away_again():
+    at = guess_and_reveal(open_page(), (7.0, 150.0, 1.0, 10.0))
+    at.button(key="lesson_hide").click().run()
+    assert not at.exception and not at.main.dataframe and not at.main.code
+
+
+def test_guesses_survive_a_visit_to_another_page():
+    at = open_page()
+    at.number_input(key="lesson_p2").set_value(3.0).run()
+    at.switch_page("app_pages/latency.py").run()
+    at.switch_page(PAGE).run()
+    assert at.number_input(key="lesson_p2").value == 3.0
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "**46.7 ms**",  # D1: 1,000 × 14 GFLOP ÷ 300 TFLOP/s
+        "**2,146.7 ms**",
+        "**97.8%**",  # D2: 46.7 + 300 × 7; 2,100 / 2,146.7
+        "**1.0 FLOP/byte**",
+        "**150 FLOP/byte**",
+        "**99.3%**",  # D3: 14e9 / 14e9; 300e12 / 2e12; 1 - 1/150
+        "About **150**",
+        "**143 tok/s**",
+        "**9,143 tok/s**",  # D4: 1 / 7 ms; 64 / 7 ms
+        "746.7 ms vs 7,046.7 ms: **9.4x**",
+        "1,300 vs 4,000 units: **3.1x**",  # D5: 46.7 + 100 × 7 …; 1000 + 3 × 100 …
+    ],
+)
+def test_drill_answers(answer):
+    at = open_page()
+    answers = "\n".join(e.markdown[0].value for e in at.main.expander)  # the sidebar has expanders too
+    assert answer in answers
+    assert len(at.main.expander) == 5

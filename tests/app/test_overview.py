@@ -1,0 +1,146 @@
+"""The Overview page: the lesson's numbers at the defaults, and each input moving exactly its metrics.
+
+The lesson's machine (Day 36): a 7B model in fp16 (14e9 bytes, 14e9 FLOP per token) on a
+2e12 B/s, 300e12 FLOP/s GPU, ideal efficiency, no KV cache. Every expected value below is
+derived by hand from that in its comment.
+"""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+LESSON = {
+    # prefill of 200 tokens: max(14e9 / 2e12 = 7 ms, 2 × 7e9 × 200 / 300e12 = 9.33 ms) = 9.33 ms
+    "Time to first token": "9.33 ms",
+    # decode: max(14e9 / 2e12 = 7 ms, 2 × 7e9 / 300e12 = 0.047 ms) = 7.00 ms
+    "Time per output token": "7.00 ms",
+    # 9.33 ms + 500 × 7 ms = 3,509.33 ms
+    "Total latency": "3.51 s",
+    # 1 × 500 tokens / 3.50933 s = 142.5 tok/s (each user streams 1 / 7 ms = 143)
+    "Tokens per second": "142 tok/s",
+    # 200 × $0.50/M + 500 × $1.50/M = $0.000100 + $0.000750
+    "Cost per reply": "$0.000850",
+    # $0.000850 × 100,000 replies × 30 days
+    "Monthly bill": "$2,550",
+}
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.main.metric}
+
+
+def text(at: AppTest) -> str:
+    return "\n".join(
+        [m.value for m in at.main.markdown]
+        + [c.value for c in at.main.caption]
+        + [e.value for e in [*at.main.info, *at.main.success, *at.main.error]]
+    )
+
+
+def changed(before: dict[str, str], after: dict[str, str]) -> dict[str, str]:
+    return {label: value for label, value in after.items() if before[label] != value}
+
+
+def test_the_defaults_read_exactly_the_lessons_numbers(open_app) -> None:
+    at = open_app()
+    assert metrics(at) == LESSON
+    body = text(at)
+    # 7 ms ÷ (9.33 ms / 200 prompt tokens) = 150
+    assert "One output token costs as much time as **150 prompt tokens**" in body
+    # intensity 1 FLOP/byte against a balance of 300e12 / 2e12 = 150; idle 1 - 1/150 = 99.3 %
+    assert "**Memory-bound.**" in body and "1.0 FLOP/byte" in body and "150 FLOP/byte" in body
+    assert "99.3%" in body
+    assert "about 150 make the step compute-bound" in body  # the lesson's batch 150
+    # 14 GB of weights, no KV cache, on one 80 GB GPU
+    assert "Weights 14.00 GB + KV cache 0.00 GB = **14.00 GB** of 1 × 80.00 GB" in body
+    assert "memory never limits the batch" in body
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        # prefill 1,000 tokens: max(7 ms, 2 × 7e9 × 1000 / 300e12 = 46.67 ms); total 46.67 + 3,500 ms;
+        # 500 / 3.54667 s = 141 tok/s; 1000 × 0.5e-6 + 500 × 1.5e-6 = $0.001250; × 3e6 = $3,750.
+        (
+            "sb_prompt",
+            1000,
+            {
+                "Time to first token": "46.67 ms",
+                "Total latency": "3.55 s",
+                "Tokens per second": "141 tok/s",
+                "Cost per reply": "$0.001250",
+                "Monthly bill": "$3,750",
+            },
+        ),
+        # 1,000 output tokens: 9.33 + 1000 × 7 = 7,009.33 ms; 1000 / 7.00933 s = 143 tok/s;
+        # 200 × 0.5e-6 + 1000 × 1.5e-6 = $0.001600; × 3e6 = $4,800. TTFT and TPOT unchanged.
+        (
+            "sb_out",
+            1000,
+            {
+                "Total latency": "7.01 s",
+                "Tokens per second": "143 tok/s",
+                "Cost per reply": "$0.001600",
+                "Monthly bill": "$4,800",
+            },
+        ),
+        # batch 64: prefill 64 × 200 tokens = 2 × 7e9 × 12,800 / 300e12 = 597.33 ms; decode still
+        # max(7 ms, 2 × 7e9 × 64 / 300e12 = 2.99 ms) = 7 ms; 597.33 + 3,500 = 4,097.33 ms;
+        # 64 × 500 / 4.09733 s = 7,810 tok/s. The per-reply bill does not depend on the batch.
+        (
+            "sb_batch",
+            64,
+            {"Time to first token": "597.33 ms", "Total latency": "4.10 s", "Tokens per second": "7,810 tok/s"},
+        ),
+        # input $1.00/M: 200 × 1e-6 + 500 × 1.5e-6 = $0.000950; × 3e6 = $2,850. Latency unchanged.
+        ("sb_pin", 1.0, {"Cost per reply": "$0.000950", "Monthly bill": "$2,850"}),
+        # output $3.00/M: 200 × 0.5e-6 + 500 × 3e-6 = $0.001600; × 3e6 = $4,800.
+        ("sb_pout", 3.0, {"Cost per reply": "$0.001600", "Monthly bill": "$4,800"}),
+        # 200,000 replies a day: $0.000850 × 200,000 × 30 = $5,100; only the month moves.
+        ("sb_replies", 200_000, {"Monthly bill": "$5,100"}),
+    ],
+    ids=["prompt", "output", "batch", "input-price", "output-price", "replies"],
+)
+def test_each_input_changes_exactly_its_metrics(open_app, key: str, value: float, expected: dict) -> None:
+    at = open_app()
+    at.number_input(key=key).set_value(value).run()
+    assert changed(LESSON, metrics(at)) == expected
+
+
+def test_a_faster_gpu_moves_only_the_clock(open_app) -> None:
+    at = open_app()
+    at.selectbox(key="sb_gpu").set_value("h100-sxm").run()  # a real GPU switches to calibrated...
+    at.radio(key="sb_eff").set_value("ideal").run()  # ...back to the lesson's physics, to compare
+    # H100 SXM: 3.35e12 B/s, 989.5e12 FLOP/s. Decode 14e9 / 3.35e12 = 4.179 ms; prefill
+    # max(4.179 ms, 2.8e12 / 989.5e12 = 2.83 ms) = 4.18 ms (now memory-bound too);
+    # total 501 × 4.179 ms = 2,093.7 ms; 500 / 2.0937 s = 239 tok/s. The bill is the API's: unchanged.
+    assert changed(LESSON, metrics(at)) == {
+        "Time to first token": "4.18 ms",
+        "Time per output token": "4.18 ms",
+        "Total latency": "2.09 s",
+        "Tokens per second": "239 tok/s",
+    }
+    # Balance 989.5e12 / 3.35e12 = 295 FLOP/byte.
+    assert "295 FLOP/byte" in text(at)
+
+
+def test_a_big_batch_hits_the_compute_wall(open_app) -> None:
+    # batch 4,096: intensity 4,096 FLOP/byte > 150, so decode is compute-bound.
+    at = open_app(batch="4096")
+    assert "**Compute-bound.**" in text(at)
+
+
+def test_a_real_model_shows_its_kv_cache_and_the_largest_batch_that_fits(open_app) -> None:
+    at = open_app(model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8", eff="calibrated")
+    body = text(at)
+    # Weights 70.55e9 × 1 byte; KV 2 × 80 layers × 8 heads × 128 × 2 bytes = 327,680 B per token
+    # × 700 tokens = 0.23 GB; (160 - 70.55) GB / 0.229376 GB = 389.97 → 389 sequences.
+    assert "Weights 70.55 GB + KV cache 0.23 GB = **70.78 GB** of 2 × 80.00 GB = 160.00 GB" in body
+    assert "**389**" in body
+    assert metrics(at)["Cost per reply"] == "$0.000850"  # the API bill does not depend on the hardware
+
+
+def test_weights_that_do_not_fit_are_an_error_on_the_page(open_app) -> None:
+    at = open_app(model="llama-3.1-405b", gpu="h100-sxm")
+    assert [e.value for e in at.main.error][0].startswith("Does not fit.")

@@ -1,0 +1,116 @@
+"""The "Roofline & batching" page through the entry file (AppTest, no browser)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ENTRY = "../../app/streamlit_app.py"
+PAGE = "app_pages/roofline.py"
+LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
+
+# The lesson's Part 2 table: batch B does B FLOP/byte; the step is 14 GB ÷ 2 TB/s = 7 ms until
+# B reaches the 150 FLOP/byte balance, then B × 14 GFLOP ÷ 300 TFLOP/s (300 → 14 ms);
+# throughput B ÷ step: 1/7 ms = 143, 8/7 ms = 1,143, …, 150/7 ms = 300/14 ms = 21,429 tok/s.
+LESSON_ROWS = [
+    ["1", "1.0 FLOP/byte", "7.000 ms", "143 tok/s", "memory", "14.00 GB", "yes"],
+    ["8", "8.0 FLOP/byte", "7.000 ms", "1,143 tok/s", "memory", "14.00 GB", "yes"],
+    ["16", "16.0 FLOP/byte", "7.000 ms", "2,286 tok/s", "memory", "14.00 GB", "yes"],
+    ["64", "64.0 FLOP/byte", "7.000 ms", "9,143 tok/s", "memory", "14.00 GB", "yes"],
+    ["150", "150 FLOP/byte", "7.000 ms", "21,429 tok/s", "memory", "14.00 GB", "yes"],
+    ["300", "300 FLOP/byte", "14.000 ms", "21,429 tok/s", "compute", "14.00 GB", "yes"],
+]
+
+
+def open_page(**query: str) -> AppTest:
+    at = AppTest.from_file(ENTRY, default_timeout=30)
+    at.query_params.update(query)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def rows(at: AppTest) -> list[list[str]]:
+    return at.main.dataframe[0].value.astype(str).values.tolist()
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.main.metric}
+
+
+@pytest.fixture(scope="module")
+def default_page() -> AppTest:
+    return open_page()
+
+
+def test_the_table_is_the_lessons(default_page):
+    assert rows(default_page) == LESSON_ROWS
+    assert list(default_page.main.dataframe[0].value.columns) == [
+        "batch",
+        "intensity",
+        "step time",
+        "throughput",
+        "bound by",
+        "memory",
+        "fits",
+    ]
+
+
+def test_headline_metrics_at_the_defaults(default_page):
+    shown = metrics(default_page)
+    assert shown["Machine balance (ridge)"] == "150 FLOP/byte"  # 300 TFLOP/s ÷ 2 TB/s
+    assert shown["Critical batch"] == "150"
+    assert shown["Largest batch that fits"] == "any"  # the toy model has no KV cache
+    assert "the weights take 14.00 GB of 80.00 GB" in default_page.main.caption[0].value  # 7e9 × 2 bytes
+    assert "**memory-bound**" in default_page.main.markdown[0].value
+
+
+def test_charts_at_the_defaults(default_page):
+    charts = default_page.main.get("plotly_chart")
+    assert len(charts) == 2
+    for chart in charts:
+        assert len(chart.proto.spec) <= 100_000
+    sweep = json.loads(charts[1].proto.spec)
+    assert not [t for t in sweep["data"] if t["name"].startswith("past the memory ceiling")]  # no KV cache
+    assert "critical batch 150" in [t.get("name") for t in sweep["data"]]
+    roof = json.loads(charts[0].proto.spec)
+    assert "prefill (compute-bound)" in [t.get("name") for t in roof["data"]]  # 200 FLOP/byte > 150
+
+
+def test_the_scenarios_batch_joins_the_lessons_rows():
+    at = open_page(batch="32")
+    table = rows(at)
+    assert [r[0] for r in table] == ["1", "8", "16", "32", "64", "150", "300"]
+    # 32 FLOP/byte, still 7 ms, 32 ÷ 7 ms = 4,571 tok/s.
+    assert table[3] == ["32", "32.0 FLOP/byte", "7.000 ms", "4,571 tok/s", "memory", "14.00 GB", "yes"]
+    assert "a decode step at batch 32 does 32.0 FLOP/byte" in at.main.markdown[0].value
+
+
+def test_a_real_model_shows_its_memory_ceiling():
+    at = open_page(**LLAMA_70B_FP8)
+    shown = metrics(at)
+    # KV per token 2 × 80 layers × 8 heads × 128 × 2 bytes = 327,680 B; × 700 tokens = 229.4 MB a
+    # sequence; (2 × 80 GB - 70.55 GB of fp8 weights) ÷ 229.4 MB = 389.97 → 389 sequences.
+    assert shown["Largest batch that fits"] == "389"
+    assert "the weights take 70.55 GB of 160.00 GB" in at.main.caption[0].value  # 70.55e9 × 1 byte; 2 × 80 GB
+    table = rows(at)
+    batches = [int(r[0].replace(",", "")) for r in table]
+    assert batches == sorted(batches)
+    # The lesson's rows stay; the critical batch and the ceiling join them.
+    assert {1, 8, 16, 64, 150, 300, 389, int(shown["Critical batch"])} == set(batches)
+    ceiling = table[batches.index(389)]
+    assert ceiling[-1] == "yes" and ceiling[-2] == "159.78 GB"  # 70.55 + 389 × 0.229376
+    sweep = json.loads(at.main.get("plotly_chart")[1].proto.spec)
+    assert sweep["data"][0]["name"] == "past the memory ceiling (389 fit)"
+    assert any(a["text"] == "memory ceiling: 389 fit" for a in sweep["layout"]["annotations"])
+
+
+def test_weights_that_do_not_fit_warn():
+    # Llama 3.1 70B in fp16 on one 80 GB GPU: 70.55e9 × 2 = 141.1 GB of weights alone.
+    at = open_page(model="llama-3.1-70b", gpu="h100-sxm", gpus="1", wbits="16")
+    assert metrics(at)["Largest batch that fits"] == "0"
+    assert "do not fit" in at.main.warning[0].value
+    assert all(r[-1] == "no" for r in rows(at))
