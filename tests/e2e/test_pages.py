@@ -1,0 +1,278 @@
+"""The dashboard in a real browser: every page, the shareable URL, a CSV download, hostile links, screenshots.
+
+Waiting: after `goto`, wait for the app to be connected and idle,
+then assert with Playwright's auto-retrying `expect(...)`. After an interaction never wait on
+the idle selector or on network idle (they are stale most of the time): assert the expected
+result and let `expect` retry.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, Locator, Page, expect
+
+READY = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
+LOAD_TIMEOUT_MS = 20_000
+
+# Streamlit derives a page's URL path from its file name (app/app_pages/<name>.py).
+PAGES = {
+    "Overview": "/",
+    "Latency line": "/latency",
+    "Roofline & batching": "/roofline",
+    "Monthly bill": "/bill",
+    "The lesson": "/lesson",
+}
+OVERVIEW_DEFAULTS = ["9.33 ms", "7.00 ms", "3.51 s", "142 tok/s", "$0.000850", "$2,550"]
+LLAMA_70B = "?model=llama-3.1-70b&gpu=h100-sxm&gpus=2&wbits=8&eff=calibrated"
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+
+def open_page(page: Page, path: str) -> None:
+    """Load a page and wait until the app is connected, has run its script and drawn its title."""
+    page.goto(path)
+    page.locator(READY).wait_for(timeout=LOAD_TIMEOUT_MS)
+    expect(title(page)).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+
+
+def title(page: Page) -> Locator:
+    """The page's own title (the sidebar has headings too)."""
+    return page.get_by_test_id("stMain").get_by_role("heading", level=1)
+
+
+def metric(page: Page, label: str) -> Locator:
+    """The value of the metric whose label is exactly `label`."""
+    label_locator = page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True)
+    return page.get_by_test_id("stMetric").filter(has=label_locator).get_by_test_id("stMetricValue")
+
+
+def sidebar_number(page: Page, label: str) -> Locator:
+    return page.get_by_test_id("stSidebar").get_by_role("spinbutton", name=label, exact=True)
+
+
+def type_number(page: Page, label: str, value: int) -> None:
+    """Type into a sidebar number input; it commits on Enter."""
+    field = sidebar_number(page, label)
+    field.fill(str(value))
+    field.press("Enter")
+
+
+def expect_no_exception(page: Page) -> None:
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def expect_charts_drawn(page: Page, count: int) -> None:
+    """Every plotly chart on the page has drawn its SVG."""
+    charts = page.get_by_test_id("stPlotlyChart")
+    expect(charts).to_have_count(count, timeout=LOAD_TIMEOUT_MS)
+    for i in range(count):
+        expect(charts.nth(i).locator(".main-svg").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+
+
+def grid_rows(page: Page) -> list[list[str]]:
+    """The cells of the first st.dataframe, read from the grid's accessible table (the canvas has no text)."""
+    rows = page.get_by_test_id("stDataFrame").first.locator('[role="row"]')
+    return [[c.strip() for c in row.locator('[role="gridcell"]').all_text_contents()] for row in rows.all()]
+
+
+# --- every page at the defaults ---------------------------------------------------------
+
+
+def test_overview_shows_the_lessons_numbers(page: Page) -> None:
+    open_page(page, "/")
+    expect(title(page)).to_contain_text("Overview")
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(OVERVIEW_DEFAULTS)
+    expect(metric(page, "Time to first token")).to_have_text("9.33 ms")
+    expect(metric(page, "Time per output token")).to_have_text("7.00 ms")
+    expect(metric(page, "Total latency")).to_have_text("3.51 s")
+    expect(metric(page, "Cost per reply")).to_have_text("$0.000850")
+    expect(metric(page, "Monthly bill")).to_have_text("$2,550")
+    expect_no_exception(page)
+    # The defaults are a clean link: no warning anywhere.
+    expect(page.get_by_test_id("stAlertContentWarning")).to_have_count(0)
+
+
+def test_latency_line_shows_ttft_and_tpot(page: Page) -> None:
+    open_page(page, "/latency")
+    expect(title(page)).to_contain_text("Latency line")
+    expect(metric(page, "TPOT, model")).to_have_text("7.00 ms")
+    expect(metric(page, "TTFT, model")).to_have_text("9.33 ms")
+    # The least-squares fit of the lesson's jittered measurements (seed 36) recovers the slope.
+    expect(metric(page, "TPOT, fitted (slope)")).to_have_text(re.compile(r"^(6\.99\d|7\.00\d) ms$"))
+    expect(page.get_by_test_id("stMain")).to_contain_text("150.0x slower")
+    expect_charts_drawn(page, 2)
+    expect_no_exception(page)
+
+
+def test_roofline_shows_the_lessons_batch_table(page: Page) -> None:
+    open_page(page, "/roofline")
+    expect(title(page)).to_contain_text("Roofline & batching")
+    expect(metric(page, "Machine balance (ridge)")).to_have_text("150 FLOP/byte")
+    expect(metric(page, "Critical batch")).to_have_text("150")
+    expect(page.get_by_test_id("stDataFrame").first).to_contain_text("21,429 tok/s")
+    rows = {row[0]: row[1:] for row in grid_rows(page) if row}
+    assert list(rows) == ["1", "8", "16", "64", "150", "300"], rows
+    # batch: (step time, throughput, bound by), the lesson's Part 2 table
+    lesson = {
+        "1": ("7.000 ms", "143 tok/s", "memory"),
+        "8": ("7.000 ms", "1,143 tok/s", "memory"),
+        "16": ("7.000 ms", "2,286 tok/s", "memory"),
+        "64": ("7.000 ms", "9,143 tok/s", "memory"),
+        "150": ("7.000 ms", "21,429 tok/s", "memory"),
+        "300": ("14.000 ms", "21,429 tok/s", "compute"),
+    }
+    for batch, (step, throughput, bound) in lesson.items():
+        assert rows[batch][1:4] == [step, throughput, bound], (batch, rows[batch])
+    expect_charts_drawn(page, 2)
+    expect_no_exception(page)
+
+
+def test_monthly_bill_shows_the_cost_per_reply_and_the_bill(page: Page) -> None:
+    open_page(page, "/bill")
+    expect(title(page)).to_contain_text("Monthly bill")
+    expect(metric(page, "Cost per reply")).to_have_text("$0.000850")
+    expect(metric(page, "Monthly bill")).to_have_text("$2,550")
+    expect(metric(page, "Input per reply")).to_have_text("$0.000100")
+    expect(metric(page, "Output per reply")).to_have_text("$0.000750")
+    expect_charts_drawn(page, 2)
+    expect_no_exception(page)
+
+
+def test_the_lesson_reveals_the_reference_run(page: Page) -> None:
+    open_page(page, "/lesson")
+    expect(title(page)).to_contain_text("The lesson")
+    page.get_by_role("button", name="Reveal").click()
+    code = page.get_by_test_id("stCode")
+    expect(code.first).to_be_visible()
+    for number in ("23.33 ms", "5621.7 ms", "24.31 ms", "99.3%", "3514.9 ms", "$525"):
+        expect(code.first).to_contain_text(number)
+    expect_no_exception(page)
+
+
+def test_sidebar_navigation_reaches_every_page(page: Page) -> None:
+    open_page(page, "/")
+    nav = page.get_by_test_id("stSidebarNav")
+    for name, path in PAGES.items():
+        nav.get_by_role("link", name=name).click()
+        expect(title(page)).to_contain_text(name)
+        expected_path = re.escape(path) + r"(\?|$)" if path != "/" else r":\d+/(\?|$)"
+        expect(page).to_have_url(re.compile(expected_path))
+        expect_no_exception(page)
+    # Switching pages keeps the scenario in the address bar.
+    expect(page).to_have_url(re.compile(r"out=500"))
+
+
+# --- the URL is the scenario -----------------------------------------------------------
+
+
+def test_typed_lengths_change_the_metrics_and_the_url_and_the_link_restores_them(
+    page: Page, new_context: Callable[..., BrowserContext]
+) -> None:
+    open_page(page, "/")
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(OVERVIEW_DEFAULTS)
+
+    type_number(page, "Prompt tokens", 1000)
+    expect(page).to_have_url(re.compile(r"[?&]prompt=1000(&|$)"))
+    type_number(page, "Output tokens", 1000)
+    expect(page).to_have_url(re.compile(r"[?&]out=1000(&|$)"))
+    changed = ["46.67 ms", "7.00 ms", "7.05 s", "142 tok/s", "$0.002000", "$6,000"]
+    expect(page.get_by_test_id("stMetricValue")).to_have_text(changed)
+    link = page.url
+
+    fresh = new_context().new_page()  # no cookies, no session: only the link
+    open_page(fresh, link)
+    expect(sidebar_number(fresh, "Prompt tokens")).to_have_value("1000")
+    expect(sidebar_number(fresh, "Output tokens")).to_have_value("1000")
+    expect(fresh.get_by_test_id("stMetricValue")).to_have_text(changed)
+    expect(fresh.get_by_test_id("stMetricValue")).to_have_text(page.get_by_test_id("stMetricValue").all_inner_texts())
+    expect_no_exception(fresh)
+
+
+def test_hostile_link_warns_and_does_not_crash(page: Page) -> None:
+    open_page(page, "/?batch=abc&prompt=-5&nope=<script>")
+    warnings = page.get_by_test_id("stAlertContentWarning")
+    expect(warnings.first).to_be_visible()
+    shown = " ".join(warnings.all_inner_texts())
+    for name in ("batch", "prompt", "nope"):
+        assert name in shown, f"no warning names {name!r}: {shown!r}"
+    expect_no_exception(page)
+    # The page still works on the repaired scenario: batch falls back to 1, prompt is clamped to 1 token.
+    expect(sidebar_number(page, "Batch size")).to_have_value("1")
+    expect(sidebar_number(page, "Prompt tokens")).to_have_value("1")
+    expect(metric(page, "Time per output token")).to_have_text("7.00 ms")
+    expect(page).not_to_have_url(re.compile("nope"))
+    assert page.locator("script", has_text="nope").count() == 0
+
+
+# --- downloads ------------------------------------------------------------------------
+
+
+def test_batch_table_downloads_as_csv(page: Page) -> None:
+    open_page(page, "/roofline")
+    button = page.get_by_test_id("stDownloadButton").get_by_role("button", name="Download the table as CSV")
+    with page.expect_download() as info:
+        button.click()
+    download = info.value
+    assert download.suggested_filename == "batch_sweep.csv"
+    rows = list(csv.reader(io.StringIO(Path(download.path()).read_text())))
+    assert rows[0] == [
+        "batch_size",
+        "intensity_flop_per_byte",
+        "step_time_s",
+        "output_tokens_per_s",
+        "compute_bound",
+        "memory_required_bytes",
+        "fits_in_memory",
+    ]
+    body = [dict(zip(rows[0], row, strict=True)) for row in rows[1:]]
+    assert [r["batch_size"] for r in body] == ["1", "8", "16", "64", "150", "300"]
+    by_batch = {int(r["batch_size"]): r for r in body}
+    assert float(by_batch[1]["step_time_s"]) == pytest.approx(0.007)
+    assert float(by_batch[300]["step_time_s"]) == pytest.approx(0.014)
+    assert float(by_batch[150]["output_tokens_per_s"]) == pytest.approx(150 / 0.007)
+    assert float(by_batch[300]["output_tokens_per_s"]) == pytest.approx(300 / 0.014)
+    assert [r["compute_bound"] for r in body] == ["False"] * 5 + ["True"]
+    assert all(r["fits_in_memory"] == "True" for r in body)
+
+
+# --- screenshots ----------------------------------------------------------------------
+
+SCREENSHOTS = [  # (file, path, plotly charts on the page)
+    ("overview.png", "/", 0),
+    ("latency.png", "/latency", 2),
+    ("roofline.png", "/roofline", 2),
+    ("bill.png", "/bill", 2),
+    ("lesson.png", "/lesson", 0),
+    ("overview-llama70b.png", "/" + LLAMA_70B, 0),
+]
+
+
+@pytest.fixture
+def screenshot_dir(tmp_path: Path) -> Path:
+    """$SCREENSHOT_DIR (`make screenshots`: docs/screenshots), else a temporary folder: the code runs in every CI run."""
+    chosen = os.environ.get("SCREENSHOT_DIR")
+    folder = Path(chosen) if chosen else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_screenshots_of_every_page(page: Page, screenshot_dir: Path) -> None:
+    for name, path, charts in SCREENSHOTS:
+        open_page(page, path)
+        expect_charts_drawn(page, charts)
+        expect_no_exception(page)
+        if "llama" in name:
+            expect(page.get_by_test_id("stMain")).to_contain_text("Llama 3.1 70B")
+            expect(page.get_by_test_id("stAlertContentWarning")).to_have_count(0)
+        page.wait_for_timeout(300)  # let plotly's and the grid's last paint land
+        target = screenshot_dir / name
+        page.screenshot(path=str(target))
+        assert target.stat().st_size > 10_000, f"{target} looks empty"
