@@ -38,16 +38,6 @@ from playwright.async_api import Browser, async_playwright, expect
 from core import Scenario, estimate
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 READY = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
 ROUND_TIMEOUT_S = 180.0
 STEP_TIMEOUT_MS = 90_000
@@ -191,8 +181,8 @@ async def one_round(browser: Browser, base: str, pid: int, n: int, round_no: int
 
 
 async def run(counts: list[int]) -> None:
-    if not Path(CHROMIUM).is_file():
-        sys.exit(f"{CHROMIUM} is missing: run `make test` (it installs Debian's chromium)")
+    if not APP.CHROMIUM.is_file():
+        sys.exit(f"{APP.CHROMIUM} is missing: run `make test` (it installs Debian's chromium)")
     with tempfile.TemporaryDirectory() as tmp:
         server, base = start_server(Path(tmp) / "streamlit.log")
         try:
@@ -202,7 +192,7 @@ async def run(counts: list[int]) -> None:
                 f"{'server CPU s':>17} {'RSS idle':>9} {'RSS peak':>9} {'RSS open':>9}   (MB)"
             )
             async with async_playwright() as pw:
-                browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                browser = await pw.chromium.launch(executable_path=str(APP.CHROMIUM), args=APP.CHROMIUM_ARGS)
                 try:
                     for round_no, n in enumerate(counts):
                         await one_round(browser, base, server.pid, n, round_no)

@@ -20,6 +20,18 @@ HEALTH_PATH = "/_stcore/health"
 # Everything after `streamlit` on both command lines, except --server.address/--server.port.
 STREAMLIT_ARGS: list[str] = ["run", ENTRY]
 
+# Debian's chromium, never a downloaded browser; the flags keep it off the closed network.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
 DOCKER_ADDRESS = "0.0.0.0"
 DOCKER_PORT = 8501
 TEST_ADDRESS = "127.0.0.1"

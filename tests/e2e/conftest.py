@@ -21,18 +21,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.app_command import REPO_ROOT, TEST_ADDRESS, app_command, health_url
+from tests.e2e.app_command import CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, TEST_ADDRESS, app_command, health_url
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 VIEWPORT = {"width": 1280, "height": 1400}  # tall: stMain scrolls by itself, so full_page captures nothing more
 HEALTH_TIMEOUT_S = 30.0
 HERE = Path(__file__).resolve().parent
