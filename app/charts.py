@@ -21,6 +21,7 @@ from typing import Any
 import formatting as fmt
 import numpy as np
 import plotly.graph_objects as go
+import roofline_labels
 import theme
 
 from core.fit import LineFit
@@ -129,11 +130,26 @@ def latency_line(
         name = f"fit: {fmt.ms(fit.ttft_s)} + M × {fmt.ms(fit.tpot_s, 3)}"
         fit_ms = _ms([fit.ttft_s, fit.ttft_s + fit.tpot_s * top])
         traces.append(_line([0, top], fit_ms, name, theme.FIT, _hover("tokens", "fit"), dash="dash"))
-    note = {"x": 0, "y": ttft_s * 1e3, "text": f"TTFT {fmt.duration(ttft_s)} at M = 0", "arrowcolor": theme.PREFILL}
+    # A short arrow from up and to the right: the label sits in the empty corner above the line's
+    # start (a long one read as a second, steeper line).
+    note = {
+        "x": 0,
+        "y": ttft_s * 1e3,
+        "text": f"TTFT {fmt.duration(ttft_s)}<br>at M = 0",
+        "align": "left",
+        "xanchor": "left",
+        "yanchor": "bottom",
+        "ax": 10,
+        "ay": -40,
+        "arrowcolor": theme.PREFILL,
+        "arrowwidth": 1.5,
+        "arrowhead": 2,
+        "standoff": 9,  # stop at the diamond's edge
+    }
     return _figure(
         traces,
         420,
-        annotations=[{**note, "ax": 16, "ay": -90, "xanchor": "left"}],
+        annotations=[note],
         xaxis=_axis("output tokens (M)", rangemode="tozero"),
         yaxis=_axis("total latency (ms)", rangemode="tozero"),
     )
@@ -157,14 +173,18 @@ def asymmetry_bars(tokens: int, prompt_s: float, output_s: float) -> go.Figure:
     return _figure([bars], 240, xaxis=_axis("time (ms)", range=[0, output_s * 1e3 * 1.2]))
 
 
-def _spaced_labels(x: np.ndarray, labels: list[str], factor: float = 1.6) -> list[str]:
-    """Keep a label only when its point sits `factor`× right of the last labelled one (log axes crowd)."""
-    kept, last = [], -math.inf
-    for value, label in zip(x, labels, strict=True):
-        show = value >= last * factor
-        kept.append(label if show else "")
-        last = value if show else last
-    return kept
+def _prefill_point(intensity: float, ridge: float, roof: Any) -> Trace:
+    """The prefill diamond (its label is one of roofline_labels' notes)."""
+    bound = "compute" if intensity > ridge else "memory"
+    hover = "prefill<br>%{x:,.1f} FLOP/byte<br>%{y:,.2f} TFLOP/s<extra>%{fullData.name}</extra>"
+    marker = {
+        "color": theme.BOUND_COLOURS[bound],
+        "size": 16,
+        "symbol": "diamond",
+        "line": {"color": theme.PREFILL, "width": 3},
+    }
+    name = f"prefill ({bound}-bound)"
+    return _points([intensity], roof([intensity]), name, hover, marker, legendrank=1001)  # after decode in the legend
 
 
 def _roofs(x_range: tuple[float, float], machine: tuple[float, float], peaks: Peaks) -> list[Trace]:
@@ -207,31 +227,23 @@ def roofline(
     traces = _roofs((low, high), (compute_flops_per_s, bandwidth_bytes_per_s), peaks)
     ridge_y = [attainable(low).item(), compute_flops_per_s / 1e12]
     traces.append(_line([balance_flop_per_byte] * 2, ridge_y, "ridge", theme.CEILING, "", "dash", 1, showlegend=False))
-    labels = np.array(_spaced_labels(intensity, [f"B={fmt.count(b)}" for b in decode_batches]))
+    # Prefill first, so the decode points stay visible where they sit on the diamond.
+    traces.append(_prefill_point(prefill_intensity, balance_flop_per_byte, attainable))
     hover = "decode, batch %{customdata:,}<br>%{x:,.1f} FLOP/byte<br>%{y:,.2f} TFLOP/s<extra>%{fullData.name}</extra>"
     compute = intensity > balance_flop_per_byte
     for bound, mask in (("memory", ~compute), ("compute", compute)):
         if mask.any():
             x, batches = intensity[mask], np.asarray(decode_batches)[mask]
             marker = {"color": theme.BOUND_COLOURS[bound], "size": 11, "line": {"color": theme.DECODE, "width": 2}}
-            text = {"mode": "markers+text", "text": labels[mask], "textposition": "top left", "customdata": batches}
-            traces.append(_points(x, attainable(x), f"decode ({bound}-bound)", hover, marker, **text))
-    bound = "compute" if prefill_intensity > balance_flop_per_byte else "memory"
-    hover = "prefill<br>%{x:,.1f} FLOP/byte<br>%{y:,.2f} TFLOP/s<extra>%{fullData.name}</extra>"
-    marker = {
-        "color": theme.BOUND_COLOURS[bound],
-        "size": 16,
-        "symbol": "diamond",
-        "line": {"color": theme.PREFILL, "width": 3},
-    }
-    text = {"mode": "markers+text", "text": ["prefill"], "textposition": "bottom right"}
-    x = [prefill_intensity]
-    traces.append(_points(x, attainable(x), f"prefill ({bound}-bound)", hover, marker, **text))
+            traces.append(_points(x, attainable(x), f"decode ({bound}-bound)", hover, marker, customdata=batches))
+    labels = roofline_labels.roofline_notes(
+        intensity, list(decode_batches), prefill_intensity, balance_flop_per_byte, attainable, (low, high)
+    )
     note = {"x": _log10(balance_flop_per_byte), "y": _log10(ridge_y[0]), "yanchor": "bottom", **_NOTE}
     return _figure(
         traces,
         460,
-        annotations=[{**note, "text": f"ridge: {fmt.flop_per_byte(balance_flop_per_byte)}"}],
+        annotations=[*labels, {**note, "text": f"ridge: {fmt.flop_per_byte(balance_flop_per_byte)}"}],
         xaxis=_axis("arithmetic intensity (FLOP/byte)", type="log", dtick=1, range=[_log10(low), _log10(high)]),
         yaxis=_axis("attainable compute (TFLOP/s)", type="log", dtick=1),
     )

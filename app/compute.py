@@ -13,7 +13,7 @@ import streamlit as st
 
 from core.batching import BatchSweep, critical_batch, sweep_batch_sizes
 from core.estimate import Estimate, estimate
-from core.lesson import Drills, LabRun, drills, lab_run
+from core.lesson import Drills, LabRun, drills, lab_run, simulate_measurements
 from core.parallel import effective_machine
 from core.phases import decode_time_s
 from core.scenario import Scenario
@@ -51,7 +51,9 @@ def cached_batch_sweep(scenario: Scenario, batch_sizes: tuple[int, ...]) -> Batc
 def cached_critical_batch(scenario: Scenario) -> int | None:
     workload = scenario.workload
     machine = effective_machine(scenario.gpu, workload.gpu_count, scenario.efficiency, scenario.precision.math_bits)
-    return critical_batch(scenario.model, scenario.precision, machine, workload.prompt_tokens + workload.output_tokens // 2)
+    return critical_batch(
+        scenario.model, scenario.precision, machine, workload.prompt_tokens + workload.output_tokens // 2
+    )
 
 
 @st.cache_data(max_entries=256, hash_funcs=_HASH)
@@ -60,10 +62,25 @@ def cached_latency_line(scenario: Scenario, output_tokens: tuple[int, ...]) -> n
     est = cached_estimate(scenario)
     workload = scenario.workload
     decode = decode_time_s(
-        scenario.model, scenario.precision, est.machine, workload.prompt_tokens,
-        np.asarray(output_tokens, dtype=float), workload.batch_size,
+        scenario.model,
+        scenario.precision,
+        est.machine,
+        workload.prompt_tokens,
+        np.asarray(output_tokens, dtype=float),
+        workload.batch_size,
     )
     return est.ttft_s + np.asarray(decode, dtype=float)
+
+
+@st.cache_data(max_entries=256)
+def cached_simulation(ttft_s: float, tpot_s: float, output_tokens: tuple[int, ...], seed: int) -> tuple[float, ...]:
+    """The lesson's jittered measurements (s) at each output length: one Python step per decode step.
+
+    At the sidebar's largest inputs that is 63,040 steps (about 11 ms on the 2-core test
+    machine, a quarter of the page's rerun budget), so a rerun that leaves TTFT, TPOT, the
+    lengths and the seed alone does not pay for it again.
+    """
+    return tuple(simulate_measurements(ttft_s, tpot_s, output_tokens, seed))
 
 
 @st.cache_data

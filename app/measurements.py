@@ -28,6 +28,7 @@ MAX_OUTPUT_TOKENS = MAX_TOKENS  # the scenario's own bound on output tokens
 MAX_LATENCY_S = 86_400.0  # one day: anything longer is not one reply
 TOKENS = "output_tokens"
 LATENCY_COLUMNS = {"latency_ms": 1e-3, "latency_s": 1.0}  # column → seconds per unit
+EXAMPLE = "output_tokens,latency_ms\n1,30.2\n100,724.3\n800,5621.7"  # three rows of the lesson's lab
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _NOT_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
@@ -160,3 +161,13 @@ def parse_measurements(data: bytes | str) -> Measurements:
     if np.unique(tokens).size < 2:
         raise ValueError(f"need at least two different {TOKENS} values to fit a line, got only {tokens[0]:,.0f}")
     return Measurements(tokens, latency, header[2])
+
+
+def read_measurements(source: bytes | str | None) -> tuple[Measurements | None, str | None]:
+    """(rows, None) for a good file, (None, the parser's message) for a bad one, (None, None) for nothing."""
+    if not source or not source.strip():
+        return None, None
+    try:
+        return parse_measurements(source), None
+    except ValueError as error:
+        return None, str(error)

@@ -249,11 +249,7 @@ def test_image_copies_the_entry_script_and_streamlit_settings() -> None:
 
 
 def _requirement_lines(path: Path) -> list[str]:
-    return [
-        line.strip()
-        for line in path.read_text().splitlines()
-        if line.strip() and not line.strip().startswith("#")
-    ]
+    return [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.strip().startswith("#")]
 
 
 def _name(pin: str) -> str:
@@ -297,11 +293,7 @@ def test_ci_run_only_calls_make_test() -> None:
     assert os.access(CI_RUN, os.X_OK), ".ci/run must be executable"
     text = CI_RUN.read_text()
     assert text.startswith("#!")
-    commands = [
-        line.strip()
-        for line in text.splitlines()[1:]
-        if line.strip() and not line.strip().startswith("#")
-    ]
+    commands = [line.strip() for line in text.splitlines()[1:] if line.strip() and not line.strip().startswith("#")]
     assert "make test" in commands, commands
     others = [c for c in commands if c != "make test" and not c.startswith(("set ", "cd "))]
     assert not others, f".ci/run should only call `make test`, also found: {others}"
@@ -375,9 +367,7 @@ def test_wheel_built_from_the_image_context_carries_core_data(tmp_path: Path) ->
     (wheel,) = tmp_path.glob("*.whl")
     in_wheel = set(zipfile.ZipFile(wheel).namelist())
     expected = {
-        p.relative_to(src).as_posix()
-        for p in (src / "core").rglob("*")
-        if p.is_file() and not p.name.startswith(".")
+        p.relative_to(src).as_posix() for p in (src / "core").rglob("*") if p.is_file() and not p.name.startswith(".")
     }
     missing = sorted(expected - in_wheel)
     assert not missing, f"not in the wheel (add them to [tool.setuptools.package-data]): {missing}"

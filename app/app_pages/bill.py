@@ -6,10 +6,11 @@ import bill_charts
 import formatting as fmt
 import pandas as pd
 import streamlit as st
-from compute import cached_estimate
+from compute import cached_estimate, cached_lab_run
 from state import current_scenario, sticky
 
 from core.billing import ratio
+from core.lesson import JITTER, REFERENCE_PREDICTIONS
 
 NUMBER = st.column_config.NumberColumn
 COLUMNS = {  # every money and time column of both tables, shown the same way
@@ -63,6 +64,12 @@ latency_col.metric(f"Latency, {lengths}", f"{fmt.duration(est.total_s)} vs {fmt.
                    f"{fmt.ratio(ratio(est.total_s, short.total_s))} the latency", delta_color="off", delta_arrow="off")  # fmt: skip
 cost_col.metric(f"Cost per reply, {lengths}", f"{fmt.usd(est.cost_per_reply_usd)} vs {fmt.usd(short.cost_per_reply_usd)}",
                 costs, delta_color="off", delta_arrow="off")  # fmt: skip
+lab = cached_lab_run(REFERENCE_PREDICTIONS).part3
+st.caption(
+    f"Latencies here are the model's, without jitter. The lesson's lab jitters each decode step by ±{JITTER:.0%}, "
+    f"so for its {lab.long.output_tokens:,}- vs {lab.short.output_tokens:,}-token replies it measures "
+    f"{fmt.ratio(lab.latency_ratio)} the latency."
+)
 table(bill_charts.short_long_table(short, est), "Download the comparison (CSV)", "short_vs_long.csv")
 
 left, right = st.columns(2)
@@ -78,8 +85,8 @@ if hosting is None:
 else:
     fleet = f"{work.gpu_count} GPU(s) at {fmt.usd(scenario.gpu.price_usd_per_hour)}/h"
     for column, (label, value, meaning) in zip(st.columns(3, border=True), (
-        ("Self-hosted, per million output tokens", fmt.usd(hosting.usd_per_million_output_tokens),
-         f"{fleet}, busy around the clock at batch {work.batch_size:,}."),
+        ("Self-hosted per M output tokens", fmt.usd(hosting.usd_per_million_output_tokens),
+         f"USD per million output tokens: {fleet}, busy around the clock at batch {work.batch_size:,}."),
         ("Break-even traffic (replies a day)", fmt.count(hosting.break_even_replies_per_day),
          "Where one always-on fleet costs what the API would: its daily rent ÷ the API cost per reply."),
         ("One fleet's capacity (replies a day)", fmt.count(hosting.capacity_replies_per_day),

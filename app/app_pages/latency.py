@@ -8,20 +8,16 @@ import formatting as fmt
 import numpy as np
 import pandas as pd
 import streamlit as st
-from measurements import MAX_BYTES, MAX_ROWS, parse_measurements
+from measurements import EXAMPLE, MAX_BYTES, MAX_ROWS, read_measurements
 from state import current_scenario, sticky
+from sweeps import SIMULATED_OUTPUT_CAP, output_grid, simulated_lengths
 
 from core.fit import fit_latency_line, implied_mbu
-from core.lesson import JITTER, PART1_OUTPUT_TOKENS, PART1_PROMPT_TOKENS, SEED, simulate_measurements
+from core.lesson import JITTER, SEED
 
-SIMULATED_OUTPUT_CAP = 20_000  # past this the per-step simulation would slow every rerun
 NOTE = {"delta_color": "off", "delta_arrow": "off"}  # a metric's delta used as a plain note, not a change
-EXAMPLE = "For example:\noutput_tokens,latency_ms\n1,30.2\n100,724.3\n800,5621.7"
-
-
-def output_grid(top: int) -> tuple[int, ...]:
-    return tuple(int(m) for m in np.unique(np.linspace(1, top, 300).round()))
-
+# The uploader can print only whole megabytes ("1MB per file"): hide that, the parser's limit is said above it.
+HIDE_UPLOAD_LIMIT = "<style>.st-key-latency_upload [data-testid$='DropzoneInstructions']{display:none}</style>"
 
 scenario = current_scenario()
 est = compute.cached_estimate(scenario)
@@ -40,9 +36,8 @@ st.subheader("Simulated measurements and the fitted line")
 seed_help = f"The lesson's lab uses {SEED}. Each decode step is jittered by ±{JITTER:.0%}."
 seed_input = st.columns([1, 3])[0].number_input
 seed = int(sticky(seed_input, "Random seed", key="latency_seed", default=SEED, min_value=0, help=seed_help))
-scale = min(out, SIMULATED_OUTPUT_CAP) / PART1_PROMPT_TOKENS  # the lesson sweeps 1…800 around a 500-token reply
-sim_tokens = tuple(sorted({max(1, round(m * scale)) for m in PART1_OUTPUT_TOKENS}))
-sim_s = simulate_measurements(est.ttft_s, est.tpot_s, sim_tokens, seed)
+sim_tokens = simulated_lengths(out)
+sim_s = compute.cached_simulation(est.ttft_s, est.tpot_s, sim_tokens, seed)
 sim_fit = fit_latency_line(sim_tokens, sim_s)
 cols = st.columns(4)
 cols[0].metric("TPOT, model", fmt.ms(est.tpot_s))
@@ -50,13 +45,11 @@ cols[1].metric("TPOT, fitted (slope)", fmt.ms(sim_fit.tpot_s, 3))
 cols[2].metric("TTFT, model", fmt.ms(est.ttft_s))
 cols[3].metric("TTFT, fitted (intercept)", fmt.ms(sim_fit.ttft_s))
 st.plotly_chart(charts.latency_line(line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit))
-capped = (
-    f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast." if out > SIMULATED_OUTPUT_CAP else ""
-)
+capped = f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast."
 st.caption(
     f"Seed {seed}: each of the {fmt.count(sum(sim_tokens))} simulated decode steps takes TPOT × (1 ± up to "
     f"{JITTER:.0%}). Least squares recovers the slope (TPOT) and the intercept (TTFT); "
-    f"R² = {sim_fit.r_squared:.6f}.{capped}"
+    f"R² = {sim_fit.r_squared:.6f}.{capped if out > SIMULATED_OUTPUT_CAP else ''}"
 )
 model_ms = compute.cached_latency_line(scenario, sim_tokens) * 1e3
 table = pd.DataFrame({"output_tokens": sim_tokens, "latency_ms": np.asarray(sim_s) * 1e3, "model_latency_ms": model_ms})
@@ -83,17 +76,15 @@ st.markdown(
 st.subheader("Your own measurements")
 st.markdown(
     "Upload or paste a CSV with a header `output_tokens,latency_ms` (or `latency_s`), one request per row, at least "
-    f"two different output lengths (at most {MAX_BYTES // 1024} KB and {MAX_ROWS:,} rows)."
+    f"two different output lengths: at most {MAX_BYTES // 1024} KB and {MAX_ROWS:,} rows."
 )
+st.html(HIDE_UPLOAD_LIMIT)
 upload = st.file_uploader("CSV file", type=["csv"], key="latency_upload", max_upload_size=1)
-paste_args = {"default": "", "max_chars": MAX_BYTES, "height": 120, "placeholder": EXAMPLE}
+paste_args = {"default": "", "max_chars": MAX_BYTES, "height": 150, "placeholder": f"For example:\n{EXAMPLE}"}
 pasted = sticky(st.text_area, "…or paste it here", key="latency_paste", **paste_args)
-source = upload.getvalue() if upload is not None else pasted
-try:
-    data = parse_measurements(source) if source and source.strip() else None
-except ValueError as error:
-    st.warning(f"Could not read your measurements: {error}")
-    data = None
+data, problem = read_measurements(upload.getvalue() if upload is not None else pasted)
+if problem:
+    st.warning(f"Could not read your measurements: {problem}")
 if data is not None:
     fit = fit_latency_line(data.output_tokens, data.latency_s)
     cols = st.columns(4)

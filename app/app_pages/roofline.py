@@ -7,11 +7,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 from state import current_scenario
+from sweeps import sweep_batches, table_batches
 
-from core.lesson import PART2_BATCH_SIZES
-
-SWEEP_POINTS = 300
-MAX_BATCH_SIZE = 1_000_000  # the Workload's own bound on batch size
 # BatchSweep's own field names: SI, the unit in every name.
 CSV_COLUMNS = (
     "batch_size",
@@ -56,9 +53,8 @@ if ceiling is None:
 elif ceiling == 0:
     st.warning("The weights and one sequence's KV cache do not fit in memory: add GPUs or lower the precision.")
 
-extra = [b for b in (batch, critical, ceiling) if b is not None and 0 < b <= MAX_BATCH_SIZE]
-table_batches = tuple(sorted({*PART2_BATCH_SIZES, *extra}))
-table = compute.cached_batch_sweep(scenario, table_batches)
+batches = table_batches(batch, critical, ceiling)
+table = compute.cached_batch_sweep(scenario, batches)
 
 st.subheader("The roofline")
 gpus = scenario.workload.gpu_count
@@ -68,7 +64,7 @@ peaks = (
 )
 machine = (balance, est.machine.compute_flops_per_s, est.machine.bandwidth_bytes_per_s)
 prefill = est.prefill.intensity_flop_per_byte
-st.plotly_chart(charts.roofline(*machine, table_batches, table.intensity_flop_per_byte, prefill, peaks))
+st.plotly_chart(charts.roofline(*machine, batches, table.intensity_flop_per_byte, prefill, peaks))
 st.caption(
     "Points sit on the roof: it is a bound. Fixed per-step costs (kernel launches, all-reduces) come on top. "
     f"Prefill of {fmt.count(scenario.workload.prompt_tokens)} tokens: {fmt.flop_per_byte(prefill)}, "
@@ -76,9 +72,7 @@ st.caption(
 )
 
 st.subheader("The batch sweep")
-top = min(max(300, 2 * batch, 2 * (critical or 0), 3 * (ceiling or 0) // 2), MAX_BATCH_SIZE)
-grid = np.unique(np.geomspace(1, top, SWEEP_POINTS).round().astype(int))
-sweep = compute.cached_batch_sweep(scenario, tuple(sorted({*grid.tolist(), *table_batches})))
+sweep = compute.cached_batch_sweep(scenario, sweep_batches(batch, critical, ceiling, batches))
 lines = (sweep.batch_size, sweep.step_time_s, sweep.output_tokens_per_s, sweep.compute_bound)
 st.plotly_chart(charts.batch_sweep(*lines, critical, ceiling, batch))
 st.caption(

@@ -54,7 +54,10 @@ def test_latency_line_data_colours_and_units(run):
     ttft = _trace(fig, "TTFT")
     assert ttft.marker.color == theme.PREFILL and list(ttft.x) == [0]
     assert ttft.name == "TTFT (prefill) 23.33 ms"
-    assert [a.text for a in fig.layout.annotations] == ["TTFT 23.33 ms at M = 0"]
+    (note,) = fig.layout.annotations
+    assert note.text == "TTFT 23.33 ms<br>at M = 0" and (note.x, note.y) == (0, pytest.approx(23.333))
+    # A short arrow up and to the right (a long one read as a second, steeper data line).
+    assert note.showarrow is not False and math.hypot(note.ax, note.ay) <= 50 and note.ax > 0 > note.ay
     measured = _trace(fig, "simulated")
     assert measured.marker.color == theme.MEASURED
     assert measured.y[-1] == pytest.approx(5621.7, abs=0.05)  # the lesson's 800-token row
@@ -105,13 +108,22 @@ def test_roofline_roof_ridge_and_points(run):
     assert list(memory.x) == [1, 8, 16, 64, 150]  # batch B → B FLOP/byte; 150 sits on the ridge: memory
     assert list(memory.y) == pytest.approx([2, 16, 32, 128, 300])  # 2 TB/s × B FLOP/byte, in TFLOP/s
     assert memory.marker.color == theme.MEMORY_BOUND and memory.marker.line.color == theme.DECODE
-    assert list(memory.text) == ["B=1", "B=8", "B=16", "B=64", "B=150"]
+    assert list(memory.customdata) == [1, 8, 16, 64, 150]  # the hover names the batch
     compute = _trace(fig, "decode (compute")
     assert list(compute.x) == [300] and list(compute.y) == pytest.approx([300])
     assert compute.marker.color == theme.COMPUTE_BOUND
     prefill = _trace(fig, "prefill")
     assert prefill.name == "prefill (compute-bound)"
     assert prefill.marker.color == theme.COMPUTE_BOUND and prefill.marker.line.color == theme.PREFILL
+    labels = {a.text: a for a in fig.layout.annotations}
+    # Slope points are labelled above-left of themselves; past the ridge (the flat roof) labels go
+    # below it, left to right: B=300 in the first row, "prefill" (at 500, under B=300's text) the next.
+    assert [t for t in labels if t.startswith("B=")] == ["B=1", "B=8", "B=16", "B=64", "B=150", "B=300"]
+    assert labels["B=64"].xanchor == "right" and labels["B=64"].yanchor == "bottom"
+    assert labels["B=64"].x == pytest.approx(math.log10(64)) and labels["B=64"].y == pytest.approx(math.log10(128))
+    assert labels["B=300"].yanchor == "top" and labels["B=300"].y == pytest.approx(math.log10(300))
+    assert labels["prefill"].yanchor == "top" and labels["prefill"].x == pytest.approx(math.log10(500))
+    assert labels["prefill"].yshift < labels["B=300"].yshift < 0
     ridge = [a for a in fig.layout.annotations if a.text.startswith("ridge")]
     assert ridge[0].text == "ridge: 150 FLOP/byte" and ridge[0].x == pytest.approx(math.log10(150))
     assert not [t for t in fig.data if t.name == "datasheet roof"]  # ideal machine: one roof
@@ -135,14 +147,23 @@ def _lesson_sweep_figure(points=400, max_fit=None):
     )
 
 
-def test_crowded_roofline_labels_are_thinned():
-    # Llama-like decode intensities: 300, 324 and 389 FLOP/byte sit within 1.6x of each other.
+def test_crowded_roofline_labels_share_a_label_and_never_overlap():
+    # Llama 3.1 70B on 2× H100 (fp8): decode at 300, 324 and 389 sits at 372, 390 and 433 FLOP/byte,
+    # around the ridge at 389, with prefill at 400 on top of them.
     fig = charts.roofline(389.0, 2.2e15, 5.7e12, [1, 150, 300, 324, 389], [2.0, 230.0, 372.0, 390.0, 433.0], 400.0)
     memory, compute = _trace(fig, "decode (memory"), _trace(fig, "decode (compute")
-    # Labelled when ≥ 1.6× the last label: 2 → 230 (≥ 3.2) → 372 (≥ 368); 390 and 433 (< 595) are not.
-    assert list(memory.text) == ["B=1", "B=150", "B=300"]
-    assert list(compute.text) == ["", ""]
     assert list(compute.customdata) == [324, 389]  # hover still names every batch
+    assert memory.mode == compute.mode == "markers"  # labels are annotations, placed below
+    labels = {a.text: a for a in fig.layout.annotations if not a.text.startswith("ridge")}
+    # 230 ≥ 1.6 × 2 starts a group; 372 ≥ 1.6 × 230 would too, but it shares the flat roof's label
+    # with 390 and 433, which lie under that label: one label for the three, pinned at the ridge.
+    assert list(labels) == ["B=1", "B=150", "B=300, 324, 389", "prefill"]
+    crowd, prefill = labels["B=300, 324, 389"], labels["prefill"]
+    assert crowd.x == pytest.approx(math.log10(389)) and crowd.yanchor == "top"
+    assert prefill.x == pytest.approx(math.log10(400))
+    assert prefill.yshift < crowd.yshift < 0  # the next row down: the two never overlap
+    traces = [t.name for t in fig.data]
+    assert traces.index("prefill (compute-bound)") < traces.index("decode (memory-bound)")  # decode drawn on top
 
 
 def test_batch_sweep_lines_critical_batch_and_no_ceiling():

@@ -85,6 +85,13 @@ def test_changing_the_seed_changes_the_simulation_not_the_model():
     assert 6.9 < slope_ms < 7.1  # ±5 % per step averages out over 1,576 steps
 
 
+def test_the_upload_limit_is_the_parsers_said_once(default_page):
+    # The uploader can only print whole megabytes, so its "1MB per file" is hidden by a style;
+    # the paragraph above it gives the parser's real limits.
+    assert "at most 256 KB and 10,000 rows" in text(default_page)
+    assert any("DropzoneInstructions" in h.proto.body for h in default_page.get("html"))
+
+
 def test_pasted_measurements_give_fit_and_implied_mbu():
     at = open_page()
     # A GPU twice as slow as the model: 14 ms per token on top of a 9.33 ms TTFT.
@@ -150,3 +157,18 @@ def test_long_replies_cap_the_simulation():
     # Lengths scale from the 20,000-token cap: 800 × 20,000 / 500 = 32,000 tokens at most.
     assert at.main.dataframe[0].value["output_tokens"].max() == 32_000
     assert "Simulated up to 32,000 tokens" in text(at)
+
+
+def test_the_simulation_is_cached_so_unrelated_reruns_skip_it(monkeypatch, fresh_cache):
+    import compute
+
+    calls = []
+    real = compute.simulate_measurements
+    monkeypatch.setattr(compute, "simulate_measurements", lambda *args: calls.append(args) or real(*args))
+    at = open_page(**LLAMA_70B_FP8, prompt="1000000", out="200000", batch="4096")
+    # The sidebar's largest inputs: 40 × the lesson's 1,576 steps = 63,040 jittered steps, once.
+    assert len(calls) == 1 and sum(calls[0][2]) == 63_040
+    at.number_input(key="sb_pin").set_value(0.6).run()  # a price moves neither TTFT, TPOT nor the lengths
+    assert not at.exception and len(calls) == 1
+    at.number_input(key="latency_seed").set_value(7).run()  # a new seed is a new simulation
+    assert not at.exception and len(calls) == 2

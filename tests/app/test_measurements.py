@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from measurements import MAX_BYTES, MAX_ROWS, parse_measurements
+from measurements import EXAMPLE, MAX_BYTES, MAX_ROWS, parse_measurements, read_measurements
 
 # The lesson's Part 1 measurements (seed 36), rounded as the lab prints them.
 LESSON_CSV = "output_tokens,latency_ms\n1,30.2\n25,200.3\n50,371.8\n100,724.3\n200,1424.8\n400,2827.8\n800,5621.7\n"
@@ -161,3 +161,20 @@ def test_round_trip_of_valid_rows(rows):
     data = parse_measurements(text)
     assert data.output_tokens.tolist() == [m for m, _ in rows]
     np.testing.assert_allclose(data.latency_s, [t / 1e3 for _, t in rows], rtol=1e-15)
+
+
+def test_the_paste_boxs_example_is_a_valid_file():
+    data = parse_measurements(EXAMPLE)
+    assert data.output_tokens.tolist() == [1, 100, 800]  # three of the lesson's rows
+
+
+@pytest.mark.parametrize(("source", "expected"), [(None, (None, None)), ("", (None, None)), (b"  \n", (None, None))])
+def test_nothing_to_read_is_neither_data_nor_a_problem(source, expected):
+    assert read_measurements(source) == expected
+
+
+def test_a_bad_file_reads_as_the_parsers_message():
+    data, problem = read_measurements("output_tokens,latency_ms\n1,30\n")
+    assert data is None and problem == "need at least 2 rows of measurements, got 1"
+    data, problem = read_measurements(EXAMPLE.encode())
+    assert problem is None and data is not None and data.rows == 3

@@ -206,6 +206,9 @@ def test_the_preset_select_tooltip_names_its_source(open_app) -> None:
     at = open_app(gpu="h100-sxm")
     assert "Source (checked 2026" in unescape(at.selectbox(key="sb_gpu").help)
     assert "With sparsity" in unescape(at.selectbox(key="sb_gpu").help)  # the datasheet's footnote, halved
+    # The select shows the name alone (the id made it too long for the sidebar); the tooltip has the id.
+    assert "NVIDIA H100 SXM 80GB" in at.selectbox(key="sb_gpu").options
+    assert "Preset id `h100-sxm`" in at.selectbox(key="sb_gpu").help
     opened(at, "sb_raw_open").number_input(key="sb_bw").set_value(3000.0).run()
     assert "Custom: your own numbers" in at.selectbox(key="sb_gpu").help
 

@@ -1,0 +1,99 @@
+"""Where the roofline's labels go ("B=…" for decode points, "prefill"), so that none overlaps another.
+
+Pure arithmetic on the log axis (no plotly): the result is a list of plotly annotation dicts
+in log10 coordinates, as a log axis wants them. On the sloped part of the roof a decode
+label sits above-left of its point: the roof falls away to the left, and the datasheet roof
+(dotted, above) is close. Past the ridge the roof is flat and the datasheet roof is far
+above it but not far enough for text, so labels there go below the roof, in rows, each label
+in the first row where it fits. A label's width is estimated from its characters against a
+plot about PLOT_WIDTH_PX wide (the wide layout at 1280 px); on a much narrower screen labels
+may still touch, and the hover names every point regardless.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import formatting
+import numpy as np
+
+PLOT_WIDTH_PX = 700
+CHAR_PX = 7.0  # 12 px sans-serif
+GAP_PX = 12.0
+SPACING = 1.6  # on the slope, a label's point at least this factor right of the last label's
+ROW_PX = 16  # one row of labels below the flat roof
+ABOVE_LEFT = {"xanchor": "right", "yanchor": "bottom", "xshift": -3, "yshift": 3}
+BELOW_RIGHT = {"xanchor": "left", "yanchor": "top", "xshift": 5}
+Roof = Callable[[float], Any]  # intensity (FLOP/byte) → attainable TFLOP/s
+
+
+def _width_decades(text: str, x_range: tuple[float, float]) -> float:
+    """How much of the log axis a label covers, in decades, gap included."""
+    return (len(text) * CHAR_PX + GAP_PX) * math.log10(x_range[1] / x_range[0]) / PLOT_WIDTH_PX
+
+
+def _groups(
+    intensity: np.ndarray, batches: Sequence[int], ridge: float, x_range: tuple[float, float]
+) -> list[list[int]]:
+    """Indices of decode points that share one label, left to right.
+
+    On the slope a point joins the group when it is less than SPACING× right of the group's
+    first point; past the ridge, when it lies under the group's label.
+    """
+    groups: list[list[int]] = []
+    reach = -math.inf
+    for i in np.argsort(intensity, kind="stable"):
+        if intensity[i] < reach:
+            groups[-1].append(int(i))
+        else:
+            groups.append([int(i)])
+        group = groups[-1]
+        x, flat = _anchor(intensity, group, ridge)
+        under_label = x * 10 ** _width_decades(_text(batches, group), x_range) if flat else 0.0
+        reach = max(intensity[group[0]] * SPACING, under_label)
+    return groups
+
+
+def _anchor(intensity: np.ndarray, group: list[int], ridge: float) -> tuple[float, bool]:
+    """Where a group's label is pinned, and whether it is on the flat part of the roof (right of the ridge)."""
+    flat = bool(intensity[group].max() > ridge)
+    return (max(float(intensity[group[0]]), ridge), True) if flat else (float(intensity[group[-1]]), False)
+
+
+def _text(batches: Sequence[int], group: list[int]) -> str:
+    return "B=" + ", ".join(formatting.count(batches[i]) for i in group)
+
+
+def roofline_notes(
+    intensity: np.ndarray,
+    batches: Sequence[int],
+    prefill: float,
+    ridge: float,
+    roof: Roof,
+    x_range: tuple[float, float],
+) -> list[dict[str, Any]]:
+    """One label per group of decode points ("B=8, 10"; "B=300, 324, 389") and one for prefill.
+
+    Labels below the flat roof take rows, left to right, each the first row where its span is
+    free. A prefill on the slope is labelled
+    below-right, away from the decode labels above-left.
+    """
+    placed: list[tuple[str, float, float | None]] = []  # text, x, row below the flat roof (None: on the slope)
+    for group in _groups(intensity, batches, ridge, x_range):
+        x, flat = _anchor(intensity, group, ridge)
+        placed.append((_text(batches, group), x, 0.0 if flat else None))
+    rows: list[list[tuple[float, float]]] = []  # each row's taken spans, in log10 x
+    notes = []
+    for text, x, row in sorted([*placed, ("prefill", prefill, 0.0)], key=lambda label: label[1]):
+        where = ABOVE_LEFT
+        if row is not None or text == "prefill":
+            span = (math.log10(x), math.log10(x) + _width_decades(text, x_range))
+            free = [r for r, taken in enumerate(rows) if all(span[1] <= a or span[0] >= b for a, b in taken)]
+            row = free[0] if free else len(rows)
+            rows += [] if free else [[]]
+            rows[row].append(span)
+            where = {**BELOW_RIGHT, "yshift": -9 - ROW_PX * row}
+        notes.append({"x": math.log10(x), "y": math.log10(float(roof(x))), "text": text, "showarrow": False, **where})
+    return notes

@@ -1,0 +1,58 @@
+"""Where the roofline's labels go (app/roofline_labels.py): every batch named once, no two labels overlapping."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import roofline_labels as rl
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+def notes(intensity, prefill=5.0, ridge=150.0, x_range=(0.25, 2000.0)):
+    batches = list(range(1, len(intensity) + 1))
+
+    def roof(x):
+        return np.minimum(300.0, 2.0 * np.asarray(x))  # the lesson's machine, in TFLOP/s
+
+    return rl.roofline_notes(np.asarray(intensity, dtype=float), batches, prefill, ridge, roof, x_range)
+
+
+def width(text, x_range):
+    return (len(text) * rl.CHAR_PX + rl.GAP_PX) * math.log10(x_range[1] / x_range[0]) / rl.PLOT_WIDTH_PX
+
+
+def test_slope_points_closer_than_the_spacing_share_a_label():
+    # 8 and 10 (< 1.6 × 8) share one, pinned above-left of 10; 16 ≥ 12.8 starts its own.
+    shown = {n["text"]: n for n in notes([1.0, 8.0, 10.0, 16.0])}
+    assert list(shown) == ["B=1", "prefill", "B=2, 3", "B=4"]
+    assert shown["B=2, 3"]["x"] == pytest.approx(1.0) and shown["B=2, 3"]["xanchor"] == "right"
+
+
+def test_a_prefill_on_the_slope_is_labelled_below_right():
+    prefill = next(n for n in notes([1.0], prefill=20.0) if n["text"] == "prefill")
+    assert (prefill["xanchor"], prefill["yanchor"], prefill["yshift"]) == ("left", "top", -9)
+
+
+@given(
+    st.lists(st.floats(0.5, 1e5), min_size=1, max_size=12, unique=True),
+    st.floats(10, 1e4),
+    st.floats(1, 1e6),
+)
+def test_every_batch_is_named_once_and_labels_below_the_roof_never_overlap(points, ridge, prefill):
+    points = sorted(points)
+    x_range = (min(*points, prefill, ridge) / 4, max(*points, prefill, ridge) * 4)
+    shown = notes(points, prefill, ridge, x_range)
+    named = [int(b) for n in shown if n["text"].startswith("B=") for b in n["text"][2:].split(", ")]
+    assert sorted(named) == list(range(1, len(points) + 1))
+    assert sum(n["text"] == "prefill" for n in shown) == 1
+    rows: dict[float, list[tuple[float, float]]] = {}
+    for n in shown:
+        below_the_flat_roof = n["text"] != "prefill" and n["yanchor"] == "top"
+        if below_the_flat_roof or (n["text"] == "prefill" and prefill > ridge):
+            rows.setdefault(n["yshift"], []).append((n["x"], n["x"] + width(n["text"], x_range)))
+    for spans in rows.values():
+        spans.sort()
+        assert all(a_end <= b_start + 1e-9 for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
