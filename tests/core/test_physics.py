@@ -246,3 +246,15 @@ def test_custom_model_needs_custom_id_in_a_scenario():
     with pytest.raises(ValueError, match="differs from its preset"):
         Scenario(model=edited)
     Scenario(model=Model(id=CUSTOM_ID, name="mine", total_params=9e9, active_params=9e9))
+
+
+@pytest.mark.parametrize("seed", [0, 36, 2026])
+def test_simulated_latency_draws_exactly_what_rng_uniform_would(seed):
+    import random
+
+    from core.lesson import JITTER, simulated_latency_s
+
+    # The lab's own formula, one rng.uniform per decode step; the fast path must give the same float.
+    rng = random.Random(seed)
+    by_uniform = 0.01 + sum(0.007 * (1 + rng.uniform(-JITTER, JITTER)) for _ in range(500))
+    assert simulated_latency_s(0.01, 0.007, 500, random.Random(seed)) == by_uniform
