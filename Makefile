@@ -84,7 +84,7 @@ $(STAMP_DEV): requirements-dev.txt $(STAMP_RUN)
 install: $(STAMP_RUN)
 install-dev: $(STAMP_DEV)
 
-# Debian's chromium for the Playwright tests (never `playwright install`: it downloads a
+# Debian's chromium for the Playwright tests (never Playwright's own browser download: it fetches a
 # browser build of its own, which is not possible everywhere).
 chromium:
 	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
