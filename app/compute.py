@@ -14,7 +14,6 @@ import streamlit as st
 from core.batching import BatchSweep, critical_batch, sweep_batch_sizes
 from core.estimate import Estimate, estimate
 from core.lesson import Drills, LabRun, drills, lab_run, simulate_measurements
-from core.parallel import effective_machine
 from core.phases import decode_time_s
 from core.scenario import Scenario
 
@@ -35,24 +34,21 @@ def cached_estimate(scenario: Scenario) -> Estimate:
 def cached_batch_sweep(scenario: Scenario, batch_sizes: tuple[int, ...]) -> BatchSweep:
     """Decode at each batch size, at the reply's mid-point context, against the group's memory."""
     workload = scenario.workload
-    machine = effective_machine(scenario.gpu, workload.gpu_count, scenario.efficiency, scenario.precision.math_bits)
     return sweep_batch_sizes(
         scenario.model,
         scenario.precision,
-        machine,
+        scenario.machine,
         np.asarray(batch_sizes, dtype=float),
-        workload.prompt_tokens + workload.output_tokens // 2,
-        workload.prompt_tokens + workload.output_tokens,
+        workload.mid_reply_context_tokens,
+        workload.sequence_tokens,
         scenario.gpu.memory_bytes * workload.gpu_count,
     )
 
 
 @st.cache_data(max_entries=256, hash_funcs=_HASH)
 def cached_critical_batch(scenario: Scenario) -> int | None:
-    workload = scenario.workload
-    machine = effective_machine(scenario.gpu, workload.gpu_count, scenario.efficiency, scenario.precision.math_bits)
     return critical_batch(
-        scenario.model, scenario.precision, machine, workload.prompt_tokens + workload.output_tokens // 2
+        scenario.model, scenario.precision, scenario.machine, scenario.workload.mid_reply_context_tokens
     )
 
 

@@ -167,30 +167,23 @@ def _raw_numbers() -> None:
         return
     with raw:
         st.caption("Changing any number turns the preset into 'custom'. Empty shape fields: no KV cache.")
-        st.text_input(
-            "Model name",
-            key="sb_mname",
-            max_chars=query.NAME_MAX_CHARS,
-            help=HELP["sb_mname"],
-            placeholder="Custom model",
-            on_change=_on_raw_edit,
-            args=("model",),
-            persist_state="session",
+        raw_sections = (
+            ("model", "Model", "sb_mname", list(MODEL_FIELDS)),
+            ("gpu", "GPU", "sb_gname", [*GPU_FIELDS, "sb_usdh"]),
         )
-        for key in MODEL_FIELDS:
-            _number(key, _on_raw_edit, ("model",))
-        st.text_input(
-            "GPU name",
-            key="sb_gname",
-            max_chars=query.NAME_MAX_CHARS,
-            help=HELP["sb_gname"],
-            placeholder="Custom GPU",
-            on_change=_on_raw_edit,
-            args=("gpu",),
-            persist_state="session",
-        )
-        for key in [*GPU_FIELDS, "sb_usdh"]:
-            _number(key, _on_raw_edit, ("gpu",))
+        for kind, label, name_key, fields in raw_sections:
+            st.text_input(
+                f"{label} name",
+                key=name_key,
+                max_chars=query.NAME_MAX_CHARS,
+                help=HELP[name_key],
+                placeholder=f"Custom {kind if kind == 'model' else label}",
+                on_change=_on_raw_edit,
+                args=(kind,),
+                persist_state="session",
+            )
+            for key in fields:
+                _number(key, _on_raw_edit, (kind,))
 
 
 def _precision_and_efficiency() -> None:

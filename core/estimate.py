@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from core.billing import ReplyCost, SelfHosting, monthly_cost_usd, reply_cost, self_hosting
 from core.memory import MemoryPlan, memory_plan
-from core.parallel import Machine, effective_machine
-from core.phases import Latency, Step, decode_step, decode_time_s, prefill
+from core.parallel import Machine
+from core.phases import Latency, Step, decode_step, latency
 from core.roofline import Bound
 from core.scenario import Scenario
 
@@ -18,12 +18,16 @@ class Estimate:
 
     scenario: Scenario
     machine: Machine
-    prefill: Step
     mean_decode: Step  # batch B at the reply's mid-point context: a typical step
     latency: Latency
     memory: MemoryPlan
     reply_cost: ReplyCost
     self_hosting: SelfHosting | None  # None when the GPU has no rental price
+
+    @property
+    def prefill(self) -> Step:
+        """The batch's prefill pass; its time is the TTFT."""
+        return self.latency.prefill
 
     @property
     def first_decode(self) -> Step:
@@ -82,20 +86,19 @@ def estimate(scenario: Scenario) -> Estimate:
     7.00 ms, total 3,509.33 ms, $0.000850 a reply, $2,550 a month.
     """
     model, precision, workload = scenario.model, scenario.precision, scenario.workload
-    machine = effective_machine(scenario.gpu, workload.gpu_count, scenario.efficiency, precision.math_bits)
-    batch, prompt, output = workload.batch_size, workload.prompt_tokens, workload.output_tokens
-    first = prefill(model, precision, machine, prompt, batch, workload.cached_prompt_tokens)
-    decode_s = float(decode_time_s(model, precision, machine, prompt, output, batch))
-    line = Latency(ttft_s=first.time_s, decode_s=decode_s, output_tokens=output)
-    cost = reply_cost(scenario.pricing, prompt, output, workload.cached_prompt_tokens)
+    machine = scenario.machine
+    batch, output = workload.batch_size, workload.output_tokens
+    line = latency(model, precision, machine, workload.prompt_tokens, output, batch, workload.cached_prompt_tokens)
+    cost = reply_cost(scenario.pricing, workload.prompt_tokens, output, workload.cached_prompt_tokens)
     price = scenario.gpu.price_usd_per_hour
     return Estimate(
         scenario=scenario,
         machine=machine,
-        prefill=first,
-        mean_decode=decode_step(model, precision, machine, batch, prompt + output // 2),
+        mean_decode=decode_step(model, precision, machine, batch, workload.mid_reply_context_tokens),
         latency=line,
-        memory=memory_plan(model, precision, scenario.gpu.memory_bytes, workload.gpu_count, batch, prompt + output),
+        memory=memory_plan(
+            model, precision, scenario.gpu.memory_bytes, workload.gpu_count, batch, workload.sequence_tokens
+        ),
         reply_cost=cost,
         self_hosting=None
         if price is None

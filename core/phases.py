@@ -242,9 +242,13 @@ def decode_time_s(
 class Latency:
     """One request end to end: TTFT, then the decode steps."""
 
-    ttft_s: float
+    prefill: Step  # its time is the TTFT
     decode_s: float
     output_tokens: int
+
+    @property
+    def ttft_s(self) -> float:
+        return self.prefill.time_s
 
     @property
     def total_s(self) -> float:
@@ -269,6 +273,6 @@ def latency(
     Example (the lesson, Part 3): 200-token prompt, 500-token reply on the toy machine →
     9.33 ms + 500 × 7.00 ms = 3,509.33 ms.
     """
-    ttft = prefill(model, precision, machine, prompt_tokens, batch_size, cached_tokens).time_s
+    first = prefill(model, precision, machine, prompt_tokens, batch_size, cached_tokens)
     decode = float(decode_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
-    return Latency(ttft_s=ttft, decode_s=decode, output_tokens=output_tokens)
+    return Latency(prefill=first, decode_s=decode, output_tokens=output_tokens)

@@ -15,6 +15,7 @@ from typing import Any
 
 from core import presets
 from core.efficiency import CALIBRATED, NAMED, default_efficiency
+from core.parallel import Machine, effective_machine
 from core.specs import CUSTOM_ID, GPU, Efficiency, Model, Precision, Pricing, Workload
 
 
@@ -161,6 +162,11 @@ class Scenario:
             preset = known[spec.id].model if kind == "model" else known[spec.id].gpu  # type: ignore[union-attr]
             if spec != preset:
                 raise ValueError(f"{kind} {spec.id!r} differs from its preset: give it id 'custom'")
+
+    @property
+    def machine(self) -> Machine:
+        """The tensor-parallel group this scenario runs on, derated by its efficiency."""
+        return effective_machine(self.gpu, self.workload.gpu_count, self.efficiency, self.precision.math_bits)
 
     @classmethod
     def lesson(cls) -> Scenario:

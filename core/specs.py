@@ -230,6 +230,16 @@ class Workload:
         check_int("cached_prompt_tokens", self.cached_prompt_tokens, 0, self.prompt_tokens)
         check_int("gpu_count", self.gpu_count, 1, 1024)
 
+    @property
+    def sequence_tokens(self) -> int:
+        """What one sequence holds in its KV cache by the end of the reply."""
+        return self.prompt_tokens + self.output_tokens
+
+    @property
+    def mid_reply_context_tokens(self) -> int:
+        """The context of a typical decode step: half-way through the reply."""
+        return self.prompt_tokens + self.output_tokens // 2
+
 
 @dataclass(frozen=True, slots=True)
 class Pricing:
