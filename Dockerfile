@@ -12,16 +12,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# requirements.txt ends with "." (this project, package `core`), so pyproject.toml and
-# core/ must be in place before the install.
-COPY requirements.txt pyproject.toml ./
-COPY core/ core/
-RUN pip install --no-cache-dir -r requirements.txt \
-    && rm -rf build ./*.egg-info
+# The pinned runtime set first (its layer is reused while only the code changes).
+COPY requirements.txt ./
+RUN pip install --no-cache-dir -r requirements.txt
 
-# The app itself and its Streamlit settings (read from the working directory).
+# The code runs from the working directory, where `core` and `app` import as packages,
+# and Streamlit reads its settings from .streamlit/ there.
 COPY .streamlit/ .streamlit/
+COPY core/ core/
 COPY app/ app/
+COPY streamlit_app.py ./
 
 # Numeric, non-root user (no passwd entry needed; Kubernetes runAsNonRoot can verify it).
 USER 10001
@@ -32,4 +32,4 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).read() != b'ok')"]
 
-CMD ["streamlit", "run", "app/streamlit_app.py", "--server.address=0.0.0.0", "--server.port=8501"]
+CMD ["streamlit", "run", "streamlit_app.py", "--server.address=0.0.0.0", "--server.port=8501"]

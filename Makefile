@@ -6,16 +6,17 @@
 #
 #   make run          install the runtime set + the project, start the app on :8501
 #   make test         install the dev set (+ chromium), run every test
-#   make lint         ruff check, ruff format --check, mypy core
+#   make lint         ruff check, ruff format --check, mypy (core strict, app relaxed)
 #   make bench        speed figures: the cost model, each page's rerun and figure sizes
+#   make docs         regenerate the README's option tables from the field descriptions
 #   make screenshots  run the browser tests, saving PNGs to docs/screenshots/
 #   make clean        remove caches and build output (make distclean also removes .venv)
 #
 # Installs are stamped (.venv/.stamp-*): they rerun only when requirements*.txt or
 # pyproject.toml change, so `make run` and `make test` are cheap to repeat.
-# requirements.txt ends with "." (the project, non-editable) for Docker and Streamlit
-# Community Cloud; here the pins are installed without that line and the project is
-# installed editable instead, so edits to core/ take effect without reinstalling.
+# requirements.txt holds only pins; the project (packages core and app) is installed
+# editable on top, so `python -m core` works from any directory and edits take effect
+# without reinstalling. The dashboard itself runs from the repo root either way.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -36,7 +37,7 @@ PINS_DEV := $(VENV)/requirements-dev-pins.txt
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv install install-dev chromium run test lint bench screenshots clean distclean
+.PHONY: help venv install install-dev chromium run test lint bench docs screenshots clean distclean
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -65,13 +66,13 @@ $(VPY):
 	fi
 	@$(VPY) -V
 
-# Runtime set (requirements.txt minus its final "." line) + the project, editable.
+# Runtime set (requirements.txt) + the project, editable.
 # setuptools' editable install maps only the packages that exist when it runs, so the
 # stamp also depends on core/__init__.py: installed before core/ existed, it is redone
 # once core/ appears.
-$(STAMP_RUN): requirements.txt pyproject.toml $(wildcard core/__init__.py) | $(VPY)
-	grep -vx '[.]' requirements.txt > $(PINS_RUN)
-	$(PIP) install -q -r $(PINS_RUN)
+$(STAMP_RUN): requirements.txt pyproject.toml $(wildcard core/__init__.py) $(wildcard app/__init__.py) | $(VPY)
+	$(PIP) install -q -r requirements.txt
+	cp requirements.txt $(PINS_RUN)
 	$(PIP) install -q --no-deps -e .
 	@touch $@
 
@@ -106,7 +107,7 @@ chromium:
 # --- targets ------------------------------------------------------------------------------
 
 run: $(STAMP_RUN)
-	$(VPY) -m streamlit run app/streamlit_app.py --server.port=$(PORT)
+	$(VPY) -m streamlit run streamlit_app.py --server.port=$(PORT)
 
 # The Dockerfile / packaging checks first (fast, fail early), then everything else:
 # unit, property, AppTest and browser (e2e) tests.
@@ -117,11 +118,14 @@ test: $(STAMP_DEV) chromium
 lint: $(STAMP_DEV)
 	$(VPY) -m ruff check .
 	$(VPY) -m ruff format --check .
-	$(VPY) -m mypy core
+	$(VPY) -m mypy
 
 bench: $(STAMP_DEV)
 	$(VPY) benchmarks/bench_core.py
 	$(VPY) benchmarks/bench_app.py
+
+docs: $(STAMP_RUN)
+	$(VPY) -m core.cli.options_doc --write
 
 screenshots: $(STAMP_DEV) chromium
 	mkdir -p $(SCREENSHOT_DIR)

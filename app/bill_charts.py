@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 
-import formatting as fmt
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import theme
 
+from app import formatting as fmt
+from app import theme
 from core.billing import monthly_cost_usd, reply_cost
 from core.estimate import Estimate
 from core.scenario import Scenario

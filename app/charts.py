@@ -18,12 +18,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import formatting as fmt
 import numpy as np
 import plotly.graph_objects as go
-import roofline_labels
-import theme
 
+from app import formatting as fmt
+from app import roofline_labels, theme
 from core.fit import LineFit
 
 MAX_POINTS = 500
@@ -31,10 +30,11 @@ _CLEAR = "rgba(0,0,0,0)"
 _LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}
 _NOTE = {"showarrow": False, "xanchor": "left", "xshift": 4}
 Trace = dict[str, Any]
+Numbers = Sequence[float] | np.ndarray  # a list of numbers or a numpy array (what core's sweeps return)
 Peaks = tuple[float, float] | None  # a datasheet's (FLOP/s, bytes/s)
 
 
-def thin(*arrays: Sequence[float], max_points: int = MAX_POINTS) -> tuple[np.ndarray, ...]:
+def thin(*arrays: Numbers, max_points: int = MAX_POINTS) -> tuple[np.ndarray, ...]:
     """Every array at the same ≤ max_points evenly spaced indices, first and last kept."""
     columns = [np.asarray(a, dtype=float) for a in arrays]
     n = len(columns[0])
@@ -86,7 +86,7 @@ def _hover(what: str, tag: str) -> str:
     return f"%{{x:,.0f}} {what}<br>%{{y:,.1f}}<extra>{tag}</extra>"
 
 
-def _ms(seconds: Sequence[float]) -> np.ndarray:
+def _ms(seconds: Numbers) -> np.ndarray:
     return np.asarray(seconds, dtype=float) * 1e3
 
 
@@ -96,10 +96,10 @@ def _log10(value: float) -> float:
 
 
 def latency_line(
-    output_tokens: Sequence[float],
-    latency_s: Sequence[float],
+    output_tokens: Numbers,
+    latency_s: Numbers,
     ttft_s: float,
-    measured: tuple[Sequence[float], Sequence[float]] | None = None,
+    measured: tuple[Numbers, Numbers] | None = None,
     fit: LineFit | None = None,
     measured_name: str = "simulated measurements",
 ) -> go.Figure:
@@ -207,7 +207,7 @@ def roofline(
     compute_flops_per_s: float,
     bandwidth_bytes_per_s: float,
     decode_batches: Sequence[int],
-    decode_intensity: Sequence[float],
+    decode_intensity: Numbers,
     prefill_intensity: float,
     peaks: Peaks = None,
 ) -> go.Figure:
@@ -264,10 +264,10 @@ def _throughput(b: np.ndarray, r: np.ndarray, compute: np.ndarray) -> list[Trace
 
 
 def batch_sweep(
-    batch_size: Sequence[float],
-    step_time_s: Sequence[float],
-    tokens_per_s: Sequence[float],
-    compute_bound: Sequence[bool],
+    batch_size: Numbers,
+    step_time_s: Numbers,
+    tokens_per_s: Numbers,
+    compute_bound: Numbers,
     critical_batch: int | None,
     max_batch_that_fits: int | None,
     scenario_batch: int,
@@ -283,7 +283,7 @@ def batch_sweep(
     fits = max_batch_that_fits
     if fits is not None and fits < b[-1]:
         edge = max(fits + 0.5, b[0])
-        band = {"fill": "toself", "fillcolor": theme.CEILING, "opacity": 0.25, "hoverinfo": "skip"}
+        band: dict[str, Any] = {"fill": "toself", "fillcolor": theme.CEILING, "opacity": 0.25, "hoverinfo": "skip"}
         x, y = [edge, b[-1], b[-1], edge, edge], [0, 0, top, top, 0]
         traces.append(
             _line(x, y, f"past the memory ceiling ({fmt.count(fits)} fit)", theme.CEILING, "", width=0, **band)

@@ -1,12 +1,16 @@
-"""The app's only door into `core`: cached on the frozen Scenario, never on widgets.
+"""The app's cached calls into `core`: keyed on the frozen Scenario (or plain values), never on widgets.
 
 `st.cache_data` hashes its arguments; a Scenario is a frozen dataclass, so equal
 scenarios share one cache entry across reruns and sessions (results are immutable
-values, safe to share). Pages call these, never core's functions directly with
-per-rerun work.
+values, safe to share). Pages call these for anything a rerun would otherwise
+recompute; cheap reads of a result (a property, a formula on two numbers) go to core
+directly. Every cache is bounded: a workshop of a hundred people must not grow memory.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -22,7 +26,13 @@ def _hash_scenario(scenario: Scenario) -> str:
     return repr(scenario)
 
 
-_HASH = {Scenario: _hash_scenario}
+_HASH: dict[str | type[Any], Callable[[Any], Any]] = {Scenario: _hash_scenario}
+
+
+@st.cache_data(max_entries=512)
+def cached_scenario(flat: tuple[tuple[str, str], ...]) -> Scenario:
+    """The sidebar's values (as the flat form) → a Scenario; raises ValueError naming the key."""
+    return Scenario.from_flat(dict(flat))
 
 
 @st.cache_data(max_entries=512, hash_funcs=_HASH)
@@ -79,11 +89,11 @@ def cached_simulation(ttft_s: float, tpot_s: float, output_tokens: tuple[int, ..
     return tuple(simulate_measurements(ttft_s, tpot_s, output_tokens, seed))
 
 
-@st.cache_data
+@st.cache_data(max_entries=256)
 def cached_lab_run(guesses: tuple[float, ...]) -> LabRun:
     return lab_run(guesses)
 
 
-@st.cache_data
+@st.cache_data(max_entries=1)
 def cached_drills() -> Drills:
     return drills()

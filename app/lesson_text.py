@@ -1,4 +1,4 @@
-"""The lesson page's words: the four predictions to make, and the five drills with their answers.
+"""The lesson page's words: the five drills with their answers (the predictions are page inputs).
 
 Pure text, no Streamlit: the answers are filled in from core's numbers (core.lesson's
 Drills), formatted the lesson's way, so the page and its tests read the same strings.
@@ -6,16 +6,8 @@ Drills), formatted the lesson's way, so the page and its tests read the same str
 
 from __future__ import annotations
 
-import formatting as fmt
-
+from app import formatting as fmt
 from core.lesson import Drills
-
-QUESTIONS = (  # (widget key, label, hint)
-    ("lesson_p1", "P1. TPOT, one decode step (ms)", "A step reads all 14 GB of weights at 2 TB/s."),
-    ("lesson_p2", "P2. One output token vs one prompt token (x)", "How many times the wall time of a prompt token?"),
-    ("lesson_p3", "P3. Arithmetic intensity of a batch-1 decode step (FLOP/byte)", "FLOPs done per byte read."),
-    ("lesson_p4", "P4. A 500-token reply vs a 50-token reply (x)", "Same 200-token prompt: how many times longer?"),
-)
 
 
 def drill_texts(d: Drills) -> tuple[tuple[str, str, str], ...]:

@@ -140,7 +140,8 @@ def parse_measurements(data: bytes | str) -> Measurements:
     """
     reader = csv.reader(io.StringIO(_text(data), newline=""), strict=True)
     header: Header | None = None
-    width, rows = 0, []
+    width = 0
+    rows: list[tuple[float, float]] = []
     try:
         for cells in reader:
             if not any(c.strip() for c in cells):

@@ -66,7 +66,7 @@ def api_prices() -> tuple[ApiPrice, ...]:
     for provider_id, model_id in CURATED:
         provider = providers.get(provider_id)
         model = next((m for m in provider.models if m.id == model_id), None) if provider else None
-        if model is None:
+        if provider is None or model is None:
             continue
         prices = model.get_prices(now)
         pin, pout = base_price(prices.input_mtok), base_price(prices.output_mtok)

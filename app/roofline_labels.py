@@ -16,8 +16,9 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import formatting
 import numpy as np
+
+from app import formatting
 
 PLOT_WIDTH_PX = 700
 CHAR_PX = 7.0  # 12 px sans-serif

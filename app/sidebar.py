@@ -1,213 +1,177 @@
-"""The shared sidebar: draws the scenario form's widgets and builds one validated Scenario.
+"""The shared sidebar: every scenario input, drawn from its description, and the one Scenario built from them.
 
-The form itself (fields, labels, help, units, widgets ↔ Scenario) is `scenario_form`, pure
-and tested without Streamlit. Here: the widgets (keys `sb_*`, stable, so nothing typed is
-lost on a rerun or a page switch), the callbacks that keep presets and custom numbers in
-step, and `render`, which builds the scenario and, on a bad combination, shows a warning
-and keeps the last valid scenario instead of raising.
+Each widget is keyed by its flat key and bound to the URL (`app.inputs`). A model, GPU
+or efficiency is a base (the select) plus numbers whose defaults are the base's own, so
+only edited numbers reach the address bar. Picking another base resets its numbers
+(a callback). On a bad combination the sidebar warns and keeps the last valid scenario.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
-import price_catalogue
-import query
-import state
 import streamlit as st
-from compute import cached_estimate
-from scenario_form import (
-    EFFICIENCY_LABELS,
-    GPU_FIELDS,
-    HELP,
-    KV_BITS,
-    KV_LABELS,
-    LABELS,
-    MODEL_FIELDS,
-    OPTIONAL,
-    STEPS,
-    WEIGHT_BITS,
-    WEIGHT_LABELS,
-    combination_problems,
-    efficiency_values,
-    memory_warning,
-    preset_label,
-    provenance,
-    scenario_from_widgets,
-    traffic_note,
-    widget_values,
-)
 
+from app import inputs, link, price_catalogue, state
+from app import sidebar_text as words
+from app.compute import cached_estimate, cached_scenario
+from app.safe import plain
 from core import presets
-from core.efficiency import default_efficiency
+from core.efficiency import NAMED, default_efficiency
+from core.fields import Input, shown_value
+from core.fields import inputs as described
+from core.flat import EFFICIENCY_BASES, INPUTS, clean_name
 from core.scenario import Scenario
-from core.specs import CUSTOM_ID
+from core.specs import CUSTOM_ID, GPU, Efficiency, Model, Precision, Pricing, Workload
 
-MODEL_BASE = "app_model_base"  # the spec a custom model keeps its unexposed fields from
-GPU_BASE = "app_gpu_base"
-EFF_EXPLICIT = "app_eff_explicit"  # True once the user (or a link) chose an efficiency
-
-
-# --- Streamlit: seeding and callbacks (callbacks run before the script, so they may set widget keys)
-
-
-def seed(scenario: Scenario) -> None:
-    """Set every sidebar widget from a scenario (a shared link or a loaded file)."""
-    st.session_state.update(widget_values(scenario))
-    st.session_state[MODEL_BASE], st.session_state[GPU_BASE] = scenario.model, scenario.gpu
-    # A link that carries the GPU's default efficiency has not really chosen one.
-    st.session_state[EFF_EXPLICIT] = scenario.efficiency != default_efficiency(scenario.gpu.id)
+MODEL_INPUTS = dict(described(Model))
+GPU_INPUTS = dict(described(GPU))
+EFFICIENCY_INPUTS = dict(described(Efficiency))
+WORKLOAD = dict(described(Workload))
+PRICING = dict(described(Pricing))
+PRECISION = dict(described(Precision))
+PRICE_SOURCE = "sb_price_source"  # not a scenario field: prices typed or loaded are the scenario's
 
 
-def _on_preset(kind: str) -> None:
-    chosen = st.session_state[f"sb_{kind}"]
-    if kind == "gpu" and not st.session_state.get(EFF_EXPLICIT):
-        st.session_state["sb_eff"] = default_efficiency(chosen).label
-    if chosen == CUSTOM_ID:
-        return
-    spec = presets.model(chosen) if kind == "model" else presets.gpu(chosen)
-    values = widget_values(replace(state.current_scenario(), **{kind: spec}))
-    keys = [*(MODEL_FIELDS if kind == "model" else GPU_FIELDS), "sb_mname" if kind == "model" else "sb_gname"]
-    keys += ["sb_usdh"] if kind == "gpu" else []
-    st.session_state.update({key: values[key] for key in keys})
-    st.session_state[MODEL_BASE if kind == "model" else GPU_BASE] = spec
+def _efficiency_base(gpu_id: str) -> Efficiency:
+    chosen = st.session_state.get("eff", "auto")
+    return default_efficiency(gpu_id) if chosen == "auto" else NAMED[chosen]
 
 
-def _on_raw_edit(kind: str) -> None:
-    """Editing a preset's number makes it custom; the name says what it was edited from."""
-    chosen = st.session_state[f"sb_{kind}"]
-    if chosen == CUSTOM_ID:
-        return
-    spec = presets.model(chosen) if kind == "model" else presets.gpu(chosen)
-    st.session_state[MODEL_BASE if kind == "model" else GPU_BASE] = spec
-    st.session_state[f"sb_{kind}"] = CUSTOM_ID
-    name_key = "sb_mname" if kind == "model" else "sb_gname"
-    if not st.session_state.get(name_key):
-        st.session_state[name_key] = query.clean_name(f"{spec.name} (edited)")
+# --- callbacks (they run before the script, so they may set widget values) -----------------
+
+
+def _set(fields: dict[str, Input], spec: Any) -> None:
+    """Every field of `spec` into its widget, in the widget's unit."""
+    st.session_state.update(
+        {
+            i.key: getattr(spec, name) if i.kind is str else shown_value(i, getattr(spec, name))
+            for name, i in fields.items()
+        }
+    )
+
+
+def _on_model() -> None:
+    _set(MODEL_INPUTS, presets.model_base(st.session_state["model"]))
+
+
+def _on_gpu() -> None:
+    gpu_id = st.session_state["gpu"]
+    _set(GPU_INPUTS, presets.gpu_base(gpu_id))
+    _set(EFFICIENCY_INPUTS, _efficiency_base(gpu_id))  # "automatic" follows the GPU
 
 
 def _on_efficiency() -> None:
-    st.session_state[EFF_EXPLICIT] = True
-    if st.session_state["sb_eff"] == "custom":  # start from the numbers in force
-        st.session_state.update(efficiency_values(state.current_scenario().efficiency))
+    _set(EFFICIENCY_INPUTS, _efficiency_base(st.session_state["gpu"]))
 
 
 def _on_price_source() -> None:
-    chosen = st.session_state.get("sb_price_source")
+    chosen = st.session_state.get(PRICE_SOURCE)
     for price in price_catalogue.api_prices():
         if price.label == chosen:
             st.session_state.update(
-                sb_pin=price.input_usd_per_million_tokens,
-                sb_pout=price.output_usd_per_million_tokens,
-                sb_pcache=price.cached_input_usd_per_million_tokens,
+                pin=price.input_usd_per_million_tokens,
+                pout=price.output_usd_per_million_tokens,
+                pcache=price.cached_input_usd_per_million_tokens,
             )
 
 
 def _on_price_edit() -> None:
-    st.session_state["sb_price_source"] = None  # typed prices are no longer that provider's
+    st.session_state[PRICE_SOURCE] = None  # typed prices are no longer that provider's
+
+
+def seed(scenario: Scenario) -> None:
+    """Every sidebar widget set from a scenario (a loaded file)."""
+    eff = scenario.efficiency.label
+    st.session_state.update(
+        model=scenario.model.id,
+        gpu=scenario.gpu.id,
+        eff="auto" if eff == default_efficiency(scenario.gpu.id).label else eff,
+    )
+    for fields, spec in (
+        (MODEL_INPUTS, scenario.model),
+        (GPU_INPUTS, scenario.gpu),
+        (EFFICIENCY_INPUTS, scenario.efficiency),
+        (PRECISION, scenario.precision),
+        (WORKLOAD, scenario.workload),
+        (PRICING, scenario.pricing),
+    ):
+        _set(fields, spec)
 
 
 def _on_upload() -> None:
     uploaded = st.session_state.get("sb_upload")
     if uploaded is None:
         return
-    scenario, warnings = query.parse_json(uploaded.getvalue())
+    _, scenario, warnings = link.parse_json(uploaded.getvalue())
     if scenario is None:
-        query.note_loaded(state.current_scenario(), warnings)
+        link.note(state.current_scenario(), warnings)
         return
     seed(scenario)
-    query.note_loaded(scenario, warnings)
+    link.note(scenario, warnings)
     st.toast("Scenario loaded from the file.", icon=":material/upload_file:")
 
 
-# --- Streamlit: drawing -------------------------------------------------------------------
-
-
-def _number(key: str, on_change: Any = None, args: tuple[Any, ...] = ()) -> Any:
-    """A number input whose bounds are the URL parser's (query.LIMITS), so a link and a widget agree."""
-    limit = query.LIMITS[key.removeprefix("sb_")]
-    cast = int if limit.integer else float
-    # persist_state: a widget that is not drawn (closed expander, hidden option) keeps its value.
-    return st.number_input(
-        LABELS[key],
-        min_value=cast(limit.low),
-        max_value=cast(limit.high),
-        value=None if key in OPTIONAL else "min",  # None: the box may be cleared
-        step=cast(STEPS.get(key, 1)),
-        format=None if limit.integer else "%g",
-        key=key,
-        help=HELP[key],
-        on_change=on_change,
-        args=args,
-        persist_state="session",
-    )
+# --- drawing ---------------------------------------------------------------------------------
 
 
 def _select(kind: str) -> str:
+    """A preset by its id. Bound selects put the option's shown text in the link, so the
+    options show ids (stable, what the CLI takes) and the full name goes in a caption."""
     known = presets.model_presets() if kind == "model" else presets.gpu_presets()
-    # With a key, a widget's identity is the key alone, so the tooltip may follow the choice.
-    chosen = st.session_state.get(f"sb_{kind}", CUSTOM_ID)
-    return st.selectbox(
-        kind.upper() if kind == "gpu" else "Model",
-        [*known, CUSTOM_ID],
-        key=f"sb_{kind}",
-        help=f"{HELP[f'sb_{kind}']}\n\n{provenance(kind, chosen)}",
-        format_func=lambda key: preset_label(kind, key),
-        on_change=_on_preset,
-        args=(kind,),
-    )
-
-
-def _raw_numbers() -> None:
-    # Lazy: the 13 inputs inside run only while the expander is open (a third of the sidebar's
-    # rerun time otherwise). Closed, their keys fall back to the scenario's values (_fill_missing).
-    raw = st.expander("Edit the raw numbers", key="sb_raw_open", on_change="rerun")
-    if not raw.open:
-        return
-    with raw:
-        st.caption("Changing any number turns the preset into 'custom'. Empty shape fields: no KV cache.")
-        raw_sections = (
-            ("model", "Model", "sb_mname", list(MODEL_FIELDS)),
-            ("gpu", "GPU", "sb_gname", [*GPU_FIELDS, "sb_usdh"]),
+    # Before the widget's first run its value is still only in the link (bind seeds it below).
+    given = st.session_state.get(kind) or st.query_params.get(kind)
+    chosen = given if isinstance(given, str) and (given in known or given == CUSTOM_ID) else next(iter(known))
+    value = str(
+        st.selectbox(
+            "Model" if kind == "model" else "GPU",
+            [*known, CUSTOM_ID],
+            key=kind,
+            help=f"{'Whose weights are read on every step' if kind == 'model' else 'The accelerator'}.\n\n"
+            + words.provenance(kind, chosen),
+            on_change=_on_model if kind == "model" else _on_gpu,
+            bind="query-params",
         )
-        for kind, label, name_key, fields in raw_sections:
-            st.text_input(
-                f"{label} name",
-                key=name_key,
-                max_chars=query.NAME_MAX_CHARS,
-                help=HELP[name_key],
-                placeholder=f"Custom {kind if kind == 'model' else label}",
-                on_change=_on_raw_edit,
-                args=(kind,),
-                persist_state="session",
-            )
-            for key in fields:
-                _number(key, _on_raw_edit, (kind,))
+    )
+    st.caption(plain(words.preset_label(kind, value)))
+    return value
 
 
-def _precision_and_efficiency() -> None:
-    st.selectbox("Weights", list(WEIGHT_BITS), key="sb_wprec", format_func=WEIGHT_LABELS.get, help=HELP["sb_wprec"])
-    if st.session_state["sb_wprec"] == "other":
-        _number("sb_wbits")
-    st.selectbox("KV cache", list(KV_BITS), key="sb_kvprec", format_func=KV_LABELS.get, help=HELP["sb_kvprec"])
-    if st.session_state["sb_kvprec"] == "other":
-        _number("sb_kvbits")
+def _numbers(fields: dict[str, Input], base: Any) -> None:
+    """A base's editable numbers: each widget's default is the base's value, so only edits reach the link."""
+    for name, described_input in fields.items():
+        if described_input.kind is str:
+            inputs.text(described_input, getattr(base, name))
+        else:
+            inputs.number(described_input, getattr(base, name))
+
+
+def _edit_numbers(model_base: Model, gpu_base: GPU) -> None:
+    box = st.expander("Edit the model's and GPU's numbers", icon=":material/tune:")
+    box.caption("Edited numbers travel in the link beside the preset. Empty shape fields: no KV cache.")
+    with box:
+        st.markdown("**Model**")
+        _numbers(MODEL_INPUTS, model_base)
+        st.markdown("**GPU**")
+        _numbers(GPU_INPUTS, gpu_base)
+
+
+def _precision_and_efficiency(gpu_id: str) -> None:
+    bits = inputs.number(PRECISION["weight_bits"])
+    if bits is not None:
+        st.caption(words.bits_note(bits))
+    inputs.number(PRECISION["kv_bits"])
     st.radio(
         "Efficiency",
-        list(EFFICIENCY_LABELS),
-        key="sb_eff",
-        format_func=EFFICIENCY_LABELS.get,
-        help=HELP["sb_eff"],
+        EFFICIENCY_BASES,
+        key="eff",
+        captions=[words.EFFICIENCY_LABELS[base] for base in EFFICIENCY_BASES],
+        help="Ideal reaches the datasheet peaks exactly (the lesson). Calibrated matches published measurements.",
         on_change=_on_efficiency,
+        bind="query-params",
     )
-    if st.session_state["sb_eff"] == "custom":
-        for key in ("sb_mbu", "sb_mfu"):
-            st.slider(
-                LABELS[key], min_value=0.01, max_value=1.0, step=0.01, key=key, help=HELP[key], persist_state="session"
-            )
-        for key in ("sb_overhead", "sb_seqoverhead", "sb_allreduce"):
-            _number(key)
+    with st.expander("Efficiency numbers", icon=":material/speed:"):
+        _numbers(EFFICIENCY_INPUTS, _efficiency_base(gpu_id))
 
 
 def _prices() -> None:
@@ -218,82 +182,94 @@ def _prices() -> None:
             "Load prices from",
             [p.label for p in catalogue],
             index=None,
-            key="sb_price_source",
+            key=PRICE_SOURCE,
             placeholder="An API model's list price…",
             on_change=_on_price_source,
-            help=f"{HELP['sb_price_source']} Source: {price_catalogue.snapshot_version()}.",
+            help=f"Fill the three prices from a provider's list price. Source: {price_catalogue.snapshot_version()}.",
         )
-    for key in ("sb_pin", "sb_pcache", "sb_pout"):
-        _number(key, _on_price_edit)
-    note = traffic_note(_number("sb_replies"), _number("sb_days"))
+    for name in (
+        "input_usd_per_million_tokens",
+        "cached_input_usd_per_million_tokens",
+        "output_usd_per_million_tokens",
+    ):
+        inputs.number(PRICING[name], on_change=_on_price_edit)
+    replies = inputs.number(PRICING["replies_per_day"])
+    days = inputs.number(PRICING["days_per_month"])
+    note = words.traffic_note(replies, days)
     if note:
         st.caption(note)
 
 
-def _fill_missing() -> None:
-    """Widgets not drawn on the last run lost their keys; put back the current scenario's values."""
-    current = state.current_scenario()
-    present = set(st.session_state.keys())  # one pass: each session-state lookup scans every key
-    missing = {key: value for key, value in widget_values(current).items() if key not in present}
-    missing.update(
-        {key: spec for key, spec in ((MODEL_BASE, current.model), (GPU_BASE, current.gpu)) if key not in present}
-    )
-    if missing:
-        st.session_state.update(missing)
+def _flat_of_widgets() -> dict[str, str]:
+    """The widgets' values as the scenario's flat form (shown units, as typed)."""
+    values = st.session_state
+    flat = {"model": values.get("model", presets.TOY_MODEL_ID), "gpu": values.get("gpu", presets.TOY_GPU_ID)}
+    flat["eff"] = values.get("eff", "auto")
+    for key, described_input in INPUTS.items():
+        value = values.get(key)
+        if described_input.kind is str:
+            name = clean_name(value or "")
+            if name:
+                flat[key] = name
+        elif value is None:
+            if described_input.optional:
+                flat[key] = ""
+        else:
+            flat[key] = str(int(value)) if described_input.kind is int else repr(float(value))
+    return flat
 
 
 def _build(alerts: Any) -> Scenario:
-    snapshot = st.session_state.to_dict()
-    values = {key: snapshot.get(key) for key in widget_values(state.current_scenario())}
+    flat = _flat_of_widgets()
     try:
-        problems = combination_problems(values)
-        if problems:
-            raise ValueError(" ".join(problems))
-        scenario = scenario_from_widgets(values, snapshot[MODEL_BASE], snapshot[GPU_BASE])
+        scenario = cached_scenario(tuple(flat.items()))
     except ValueError as error:
-        alerts.warning(f"{query.plain(error, 400)} Showing the last valid scenario.", icon=":material/warning:")
+        message = str(error)
+        key = message.split(" ", 1)[0].rstrip(":,")
+        if key in INPUTS:
+            message = INPUTS[key].label + message[len(key) :]
+        alerts.warning(f"{plain(message, 300)}. Showing the last valid scenario.", icon=":material/warning:")
         return state.current_scenario()
-    for key in ("sb_mname", "sb_gname"):
-        name = snapshot.get(key) or ""
-        if name.strip() != query.clean_name(name):
-            alerts.warning(
-                f"{'Model' if key == 'sb_mname' else 'GPU'} name: only letters, digits, spaces and .-+/()#, are kept."
-            )
+    for key in ("mname", "gname"):
+        typed = st.session_state.get(key) or ""
+        if typed.strip() != clean_name(typed):
+            alerts.warning(f"{INPUTS[key].label}: only letters, digits, spaces and .-+/()#, are kept.")
     return scenario
 
 
-def render() -> Scenario:
-    """Draw the sidebar, store and return this run's Scenario (the last valid one on bad input)."""
-    query.restore_once(seed)
-    _fill_missing()
+def render(page_path: str) -> Scenario:
+    """Draw the sidebar, store and return this run's Scenario (the last valid one on bad input).
+
+    `page_path` ("/latency") is the current page's, for the share box's link.
+    """
     with st.sidebar:
         alerts = st.container()
-        _select("model")
-        _select("gpu")
-        _number("sb_gpus")
-        _raw_numbers()
-        _precision_and_efficiency()
+        model_id = _select("model")
+        gpu_id = _select("gpu")
+        inputs.number(WORKLOAD["gpu_count"])
+        _edit_numbers(presets.model_base(model_id), presets.gpu_base(gpu_id))
+        st.subheader("Precision and efficiency")
+        _precision_and_efficiency(gpu_id)
         st.subheader("Request")
-        for key in ("sb_prompt", "sb_out", "sb_batch", "sb_cached"):
-            _number(key)
+        for name in ("prompt_tokens", "output_tokens", "batch_size", "cached_prompt_tokens"):
+            inputs.number(WORKLOAD[name])
         _prices()
     scenario = _build(alerts)
     state.store_scenario(scenario)
-    memory = memory_warning(scenario, cached_estimate(scenario).memory)
+    memory = words.memory_warning(scenario, cached_estimate(scenario).memory)
     if memory:
         alerts.warning(memory, icon=":material/memory:")
     share = st.sidebar.expander(
         "Share or save this scenario", icon=":material/share:", key="sb_share_open", on_change="rerun"
     )
-    if not share.open:
-        return scenario
-    with share:
-        query.render_share(scenario)
-        st.file_uploader(
-            "Load a scenario (JSON)",
-            type=["json"],
-            key="sb_upload",
-            on_change=_on_upload,
-            help="A file saved with 'Download scenario (JSON)'. Unknown or bad values are ignored.",
-        )
+    if share.open:
+        with share:
+            link.share_box(scenario, page_path)
+            st.file_uploader(
+                "Load a scenario (JSON)",
+                type=["json"],
+                key="sb_upload",
+                on_change=_on_upload,
+                help="A file saved with 'Download scenario (JSON)'. Unknown or bad values are ignored.",
+            )
     return scenario

@@ -25,17 +25,17 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-ENTRY = Path(__file__).resolve().parents[1] / "app" / "streamlit_app.py"
+ENTRY = Path(__file__).resolve().parents[1] / "streamlit_app.py"
 REPEAT = 7
 TARGET_RERUN_MS = 50.0
 TARGET_FIGURE_KB = 100.0
 
 PAGES = {  # title → page file (relative to the entry) and the page's own widget, if any
     "Overview": (None, None),
-    "Latency line": ("app_pages/latency.py", ("latency_seed", lambda i: 100 + i)),
-    "Roofline & batching": ("app_pages/roofline.py", None),
-    "Monthly bill": ("app_pages/bill.py", ("bill_short_tokens", lambda i: 60 + i)),
-    "The lesson": ("app_pages/lesson.py", ("lesson_p1", lambda i: 1.0 + i)),
+    "Latency line": ("app/app_pages/latency.py", ("seed", lambda i: 100 + i)),
+    "Roofline & batching": ("app/app_pages/roofline.py", None),
+    "Monthly bill": ("app/app_pages/bill.py", ("short", lambda i: 60 + i)),
+    "The lesson": ("app/app_pages/lesson.py", ("p1", lambda i: 1.0 + i)),
 }
 LLAMA_70B = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
 SCENARIOS = {
@@ -97,7 +97,7 @@ def main() -> None:
             sizes = figure_sizes_kb(at)
 
             def new_output(app: AppTest, i: int, base: int = base_out) -> None:
-                app.number_input(key="sb_out").set_value(base - 1 - i)
+                app.number_input(key="out").set_value(base - 1 - i)
 
             sidebar = rerun_times_ms(at, new_output)
             line = f"{title:<20} output tokens: {shown(sidebar)}"

@@ -28,7 +28,9 @@ class ReplyCost:
         return self.input_usd + self.cached_input_usd + self.output_usd
 
 
-def reply_cost(pricing: Pricing, prompt_tokens: int, output_tokens: int, cached_prompt_tokens: int = 0) -> ReplyCost:
+def reply_cost(
+    pricing: Pricing, prompt_tokens: Quantity, output_tokens: Quantity, cached_prompt_tokens: Quantity = 0
+) -> ReplyCost:
     """cost = uncached prompt × input price + cached × cached price + output × output price.
 
     Example (the lesson, Part 3): 200 prompt and 500 output tokens at $0.50 / $1.50 per

@@ -12,12 +12,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from core.specs import GPU, Model
+from core.specs import CUSTOM_ID, GPU, Model
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
 
 TOY_GPU_ID = "toy-gpu"
@@ -182,3 +182,25 @@ def model(preset_id: str) -> Model:
         return model_presets()[preset_id].model
     except KeyError:
         raise ValueError(f"model {preset_id!r} is not a preset; known: {', '.join(model_presets())}") from None
+
+
+@cache
+def custom_model() -> Model:
+    """The base a from-scratch model starts from: the lesson's toy numbers under the id 'custom'."""
+    return replace(model(TOY_MODEL_ID), id=CUSTOM_ID, name="Custom model")
+
+
+@cache
+def custom_gpu() -> GPU:
+    """The base a from-scratch GPU starts from: the lesson's toy GPU under the id 'custom'."""
+    return replace(gpu(TOY_GPU_ID), id=CUSTOM_ID, name="Custom GPU")
+
+
+def model_base(base_id: str) -> Model:
+    """The spec a model's edits apply to: a preset, or the custom base."""
+    return custom_model() if base_id == CUSTOM_ID else model(base_id)
+
+
+def gpu_base(base_id: str) -> GPU:
+    """The spec a GPU's edits apply to: a preset, or the custom base."""
+    return custom_gpu() if base_id == CUSTOM_ID else gpu(base_id)

@@ -1,19 +1,28 @@
-"""The inputs of every estimate, as frozen dataclasses in SI units.
+"""The inputs of every estimate, as frozen dataclasses in SI units, each field described once.
 
-Each spec validates itself on construction: a bad value raises ValueError naming the
-field, the value and the allowed range. Frozen specs hash, so the app can cache on them.
-Bounds are generous physical limits (a megabyte to a petabyte per second, a thousand to a
-hundred trillion parameters, 1 to 64 bits, 1 % to 100 % utilisation): they exist so no
+Every input field is written with `described(default, key=..., label=..., low=..., ...)`:
+its bounds validate the spec, and the same description names the URL key, the sidebar
+widget, the command-line flag and the README's option list (see `core.fields`). A bad
+value raises ValueError naming the field, the value and the allowed range. Frozen specs
+hash, so the app can cache on them. Bounds are generous physical limits: they exist so no
 estimate overflows, underflows or divides by zero, not to second-guess users.
+
+A preset's id stays on a spec whose numbers were edited: `Model(id="llama-3.1-8b",
+layers=40, ...)` is Llama 3.1 8B with 40 layers, and its flat form is the id plus the
+edited numbers. `custom` is the from-scratch base (the lesson's toy numbers).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.validation import check_int, check_number, check_optional_int, check_text
+from core.fields import described, validate
+from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION, S_PER_MS, S_PER_US
+from core.validation import check_text
 
 CUSTOM_ID = "custom"
+MAX_TOKENS = 10_000_000
+NAME_CHARS = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,25 +30,44 @@ class GPU:
     """One accelerator's datasheet peaks (dense, no sparsity)."""
 
     id: str
-    name: str
-    memory_bandwidth_bytes_per_s: float
-    peak_flops_16bit_per_s: float
-    peak_flops_8bit_per_s: float
-    memory_bytes: float
+    name: str = described(
+        key="gname", kind=str, label="GPU name", help="A label for your edited GPU.", max_chars=NAME_CHARS
+    )
+    memory_bandwidth_bytes_per_s: float = described(
+        key="bw", kind=float, label="Memory bandwidth (GB/s)", unit="GB/s", scale=BYTES_PER_GB,
+        low=1e9, high=1e15, step=100, flag="--bandwidth-gb-s",
+        help="How fast the GPU reads its memory, in GB/s (1 TB/s = 1,000). Decode waits on this.",
+    )  # fmt: skip
+    peak_flops_16bit_per_s: float = described(
+        key="flops16", kind=float, label="16-bit compute (TFLOP/s)", unit="TFLOP/s", scale=FLOP_PER_TFLOP,
+        low=1e11, high=1e18, step=10, flag="--tflops-16bit",
+        help="Dense 16-bit tensor throughput (no sparsity), TFLOP/s. Prefill waits on this.",
+    )  # fmt: skip
+    peak_flops_8bit_per_s: float = described(
+        key="flops8", kind=float, label="8-bit compute (TFLOP/s)", unit="TFLOP/s", scale=FLOP_PER_TFLOP,
+        low=1e11, high=1e18, step=10, flag="--tflops-8bit",
+        help="Dense 8-bit tensor throughput, TFLOP/s: used when weights are 8-bit.",
+    )  # fmt: skip
+    memory_bytes: float = described(
+        key="mem", kind=float, label="Memory per GPU (GB)", unit="GB", scale=BYTES_PER_GB,
+        low=1e8, high=1e14, step=1, flag="--memory-gb",
+        help="Memory per GPU, GB: weights plus KV cache must fit in GPU count × this.",
+    )  # fmt: skip
     # Per direction, per GPU: what one GPU can push to its peers during an all-reduce.
-    interconnect_bytes_per_s: float
-    price_usd_per_hour: float | None = None
+    interconnect_bytes_per_s: float = described(
+        key="link", kind=float, label="GPU-to-GPU bandwidth (GB/s)", unit="GB/s", scale=BYTES_PER_GB,
+        low=1e8, high=1e14, step=10, flag="--link-gb-s",
+        help="What one GPU sends to its peers per direction, GB/s (NVLink 4: 450). Sets the all-reduce time.",
+    )  # fmt: skip
+    price_usd_per_hour: float | None = described(
+        None, key="usdh", kind=float, label="Price per GPU-hour (USD)", unit="USD per GPU-hour",
+        low=0, high=1e4, step=0.1, flag="--gpu-price", optional=True,
+        help="Rental price per GPU-hour, USD. Leave empty if unknown; with a price the bill compares self-hosting.",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
-        check_text("gpu id", self.id, 60)
-        check_text("gpu name", self.name)
-        check_number("memory_bandwidth_bytes_per_s", self.memory_bandwidth_bytes_per_s, 1e6, 1e15)
-        check_number("peak_flops_16bit_per_s", self.peak_flops_16bit_per_s, 1e6, 1e18)
-        check_number("peak_flops_8bit_per_s", self.peak_flops_8bit_per_s, 1e6, 1e18)
-        check_number("memory_bytes", self.memory_bytes, 1e6, 1e14)
-        check_number("interconnect_bytes_per_s", self.interconnect_bytes_per_s, 1e6, 1e14)
-        if self.price_usd_per_hour is not None:
-            check_number("price_usd_per_hour", self.price_usd_per_hour, 0, 1e4)
+        check_text("gpu id", self.id, NAME_CHARS)
+        validate(self)
 
     def peak_flops_per_s(self, math_bits: int) -> float:
         """Dense peak at the precision the matrix maths runs in (8 or 16 bits)."""
@@ -57,20 +85,61 @@ class Model:
     """
 
     id: str
-    name: str
-    total_params: float
-    active_params: float
-    layers: int | None = None
-    hidden: int | None = None
-    query_heads: int | None = None
-    kv_heads: int | None = None
-    head_dim: int | None = None
-    experts: int | None = None
-    experts_per_token: int | None = None
+    name: str = described(
+        key="mname", kind=str, label="Model name", max_chars=NAME_CHARS,
+        help="A label for your edited model (letters, digits, spaces and .-+/()#,).",
+    )  # fmt: skip
+    total_params: float = described(
+        key="params", kind=float, label="Parameters (billions)", unit="billion parameters", scale=PARAMS_PER_BILLION,
+        low=1e6, high=1e14, step=0.1, flag="--params-b",
+        help="Every stored weight, in billions. 7 means 7 billion parameters (14 GB at 16 bits).",
+    )  # fmt: skip
+    active_params: float = described(
+        key="active", kind=float, label="Active parameters (billions)", unit="billion parameters",
+        scale=PARAMS_PER_BILLION, low=1e6, high="total_params", step=0.1, flag="--active-params-b",
+        help="Weights one token uses, in billions: equal to the total unless it is a mixture of experts.",
+    )  # fmt: skip
+    layers: int | None = described(
+        None, key="layers", kind=int, label="Layers", low=1, high=1000, optional=True,
+        help="Transformer blocks. With hidden size, heads and head dimension it sizes the KV cache; empty for none.",
+    )  # fmt: skip
+    hidden: int | None = described(
+        None, key="hidden", kind=int, label="Hidden size", low=1, high=1_000_000, optional=True,
+        help="Width of the model's activations (d_model).",
+    )  # fmt: skip
+    query_heads: int | None = described(
+        None, key="qheads", kind=int, label="Query heads", low=1, high=10_000, optional=True, flag="--query-heads",
+        help="Attention query heads per layer.",
+    )  # fmt: skip
+    kv_heads: int | None = described(
+        None, key="kvheads", kind=int, label="KV heads", low=1, high="query_heads", optional=True, flag="--kv-heads",
+        help="Key/value heads per layer (fewer than query heads with grouped-query attention).",
+    )  # fmt: skip
+    head_dim: int | None = described(
+        None, key="headdim", kind=int, label="Head dimension", low=1, high=10_000, optional=True, flag="--head-dim",
+        help="Size of each attention head.",
+    )  # fmt: skip
+    experts: int | None = described(
+        None, key="experts", kind=int, label="Experts", low=2, high=100_000, optional=True,
+        help="Routed experts per mixture-of-experts layer (empty for a dense model).",
+    )  # fmt: skip
+    experts_per_token: int | None = described(
+        None, key="topk", kind=int, label="Experts per token", low=1, high="experts - 1", optional=True,
+        flag="--experts-per-token", help="Routed experts each token uses (fewer than the experts).",
+    )  # fmt: skip
     # Multi-head latent attention caches one compressed vector per token per layer.
-    kv_latent_dim: int | None = None
-    sliding_window_tokens: int | None = None
-    sliding_window_layers: int | None = None
+    kv_latent_dim: int | None = described(
+        None, key="kvlatent", kind=int, label="Latent KV width", low=1, high=1_000_000, optional=True,
+        flag="--kv-latent-dim", help="Latent attention (DeepSeek): elements cached per token per layer (576).",
+    )  # fmt: skip
+    sliding_window_tokens: int | None = described(
+        None, key="swa", kind=int, label="Sliding window (tokens)", low=1, high=MAX_TOKENS, optional=True,
+        flag="--sliding-window", help="Tokens a sliding-window layer attends over and caches.",
+    )  # fmt: skip
+    sliding_window_layers: int | None = described(
+        None, key="swalayers", kind=int, label="Sliding-window layers", low=1, high="layers", optional=True,
+        flag="--sliding-window-layers", help="How many of the layers use the sliding window.",
+    )  # fmt: skip
     # Derived once on construction (every estimate reads them many times); not part of equality.
     has_attention_shape: bool = field(init=False, repr=False, compare=False)
     is_moe: bool = field(init=False, repr=False, compare=False)
@@ -83,35 +152,26 @@ class Model:
     shared_params: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self._validate()
+        check_text("model id", self.id, NAME_CHARS)
+        validate(self)
+        self._validate_combinations()
         derived = _model_derived(self)
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 
-    def _validate(self) -> None:
-        check_text("model id", self.id, 60)
-        check_text("model name", self.name)
-        check_number("total_params", self.total_params, 1000, 1e14)
-        check_number("active_params", self.active_params, 1000, self.total_params)
+    def _validate_combinations(self) -> None:
         shape = (self.layers, self.hidden, self.query_heads, self.kv_heads, self.head_dim)
         if any(v is not None for v in shape) and any(v is None for v in shape):
             raise ValueError("layers, hidden, query_heads, kv_heads and head_dim must be given together or not at all")
-        check_optional_int("layers", self.layers, 1, 1000)
-        check_optional_int("hidden", self.hidden, 1, 1_000_000)
-        check_optional_int("query_heads", self.query_heads, 1, 10_000)
-        check_optional_int("kv_heads", self.kv_heads, 1, self.query_heads or 10_000)
-        check_optional_int("head_dim", self.head_dim, 1, 10_000)
         if (self.experts is None) != (self.experts_per_token is None):
             raise ValueError("experts and experts_per_token must be given together or not at all")
-        if self.experts is not None:
-            check_int("experts", self.experts, 2, 100_000)
-            per_token = check_int("experts_per_token", self.experts_per_token, 1, self.experts - 1)
+        if self.experts is not None and self.experts_per_token is not None:
             if self.active_params >= self.total_params:
                 raise ValueError(
                     f"active_params must be < total_params for a mixture of experts, got {self.active_params!r}"
                 )
             # A token uses at least its k routed experts, each (total - active) / (E - k) weights.
-            floor = self.total_params * per_token / self.experts
+            floor = self.total_params * self.experts_per_token / self.experts
             if self.active_params < floor:
                 raise ValueError(
                     f"active_params must be >= total_params × experts_per_token / experts = {floor:g} "
@@ -119,11 +179,8 @@ class Model:
                 )
         if self.layers is None and (self.kv_latent_dim is not None or self.sliding_window_tokens is not None):
             raise ValueError("kv_latent_dim and sliding windows need the attention shape (layers, heads, head_dim)")
-        check_optional_int("kv_latent_dim", self.kv_latent_dim, 1, 1_000_000)
         if (self.sliding_window_tokens is None) != (self.sliding_window_layers is None):
             raise ValueError("sliding_window_tokens and sliding_window_layers must be given together")
-        check_optional_int("sliding_window_tokens", self.sliding_window_tokens, 1, 100_000_000)
-        check_optional_int("sliding_window_layers", self.sliding_window_layers, 1, self.layers or 1)
 
 
 def _model_derived(model: Model) -> dict[str, object]:
@@ -154,12 +211,19 @@ def _model_derived(model: Model) -> dict[str, object]:
 class Precision:
     """Bits per stored weight (scales included, so 4.5 for 4-bit with group scales) and per KV element."""
 
-    weight_bits: float = 16.0
-    kv_bits: float = 16.0
+    weight_bits: float = described(
+        16.0, key="wbits", kind=float, label="Bits per weight", unit="bits", low=1, high=32, step=0.5,
+        flag="--weight-bits",
+        help="Stored bits per weight, scales included: 16 = fp16/bf16, 8 = fp8/int8, 4.5 = int4 with group "
+        "scales. Fewer bits → fewer bytes to read per step → faster decode.",
+    )  # fmt: skip
+    kv_bits: float = described(
+        16.0, key="kvbits", kind=float, label="Bits per KV value", unit="bits", low=1, high=32, step=0.5,
+        flag="--kv-bits", help="Bits per cached key/value element: 16, or 8 for an fp8 KV cache.",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
-        check_number("weight_bits", self.weight_bits, 1, 64)
-        check_number("kv_bits", self.kv_bits, 1, 64)
+        validate(self)
 
     @property
     def math_bits(self) -> int:
@@ -182,22 +246,38 @@ class Efficiency:
     bookkeeping), which is why real servers fall short of the roofline at large batches;
     allreduce_latency_s: the fixed cost of one all-reduce under tensor
     parallelism. Ideal is MBU = MFU = 1 with nothing added: the lesson's physics.
+    `label` names the set the numbers started from (ideal, calibrated); numbers that
+    differ from it are edits.
     """
 
     label: str = "ideal"
-    mbu: float = 1.0
-    mfu: float = 1.0
-    step_overhead_s: float = 0.0
-    sequence_overhead_s: float = 0.0
-    allreduce_latency_s: float = 0.0
+    mbu: float = described(
+        1.0, key="mbu", kind=float, label="MBU", low=0.01, high=1, step=0.01,
+        help="Memory-bandwidth utilisation: the share of peak bandwidth real software reaches.",
+    )  # fmt: skip
+    mfu: float = described(
+        1.0, key="mfu", kind=float, label="MFU", low=0.01, high=1, step=0.01,
+        help="Model FLOPs utilisation: the share of peak compute real software reaches.",
+    )  # fmt: skip
+    step_overhead_s: float = described(
+        0.0, key="overhead", kind=float, label="Overhead per step (ms)", unit="ms", scale=S_PER_MS, low=0, high=1,
+        step=0.1, flag="--step-overhead-ms",
+        help="A fixed cost added to every forward pass (kernel launches, scheduling), ms.",
+    )  # fmt: skip
+    sequence_overhead_s: float = described(
+        0.0, key="seqoverhead", kind=float, label="Overhead per sequence (µs)", unit="µs", scale=S_PER_US,
+        low=0, high=0.01, step=1, flag="--sequence-overhead-us",
+        help="A cost per sequence in the batch per pass (sampling, bookkeeping), µs.",
+    )  # fmt: skip
+    allreduce_latency_s: float = described(
+        0.0, key="allreduce", kind=float, label="All-reduce latency (µs)", unit="µs", scale=S_PER_US,
+        low=0, high=0.1, step=1, flag="--allreduce-us",
+        help="Fixed latency of one all-reduce between GPUs, µs (only with more than one GPU).",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
         check_text("efficiency label", self.label, 40)
-        check_number("mbu", self.mbu, 0.01, 1)
-        check_number("mfu", self.mfu, 0.01, 1)
-        check_number("step_overhead_s", self.step_overhead_s, 0, 1)
-        check_number("sequence_overhead_s", self.sequence_overhead_s, 0, 0.01)
-        check_number("allreduce_latency_s", self.allreduce_latency_s, 0, 0.1)
+        validate(self)
 
     @property
     def is_ideal(self) -> bool:
@@ -210,25 +290,35 @@ class Efficiency:
         )
 
 
-MAX_TOKENS = 10_000_000
-
-
 @dataclass(frozen=True, slots=True)
 class Workload:
     """One request shape: prompt and reply lengths, how many run together, on how many GPUs."""
 
-    prompt_tokens: int = 200
-    output_tokens: int = 500
-    batch_size: int = 1
-    cached_prompt_tokens: int = 0
-    gpu_count: int = 1
+    prompt_tokens: int = described(
+        200, key="prompt", kind=int, label="Prompt tokens", unit="tokens", low=1, high=MAX_TOKENS, step=100,
+        flag="--prompt-tokens",
+        help="Tokens in the prompt (about ¾ of a word each). Read in one parallel pass: prefill.",
+    )  # fmt: skip
+    output_tokens: int = described(
+        500, key="out", kind=int, label="Output tokens", unit="tokens", low=1, high=1_000_000, step=50,
+        flag="--output-tokens", help="Tokens in the reply. Each one is a full pass over the model: decode.",
+    )  # fmt: skip
+    batch_size: int = described(
+        1, key="batch", kind=int, label="Batch size", unit="requests", low=1, high=1_000_000, flag="--batch",
+        help="Requests decoded together. One weight read serves them all.",
+    )  # fmt: skip
+    cached_prompt_tokens: int = described(
+        0, key="cached", kind=int, label="Cached prompt tokens", unit="tokens", low=0, high="prompt_tokens",
+        step=100, flag="--cached-tokens",
+        help="Prompt tokens already in a prefix cache: not prefilled again, billed at the cached price.",
+    )  # fmt: skip
+    gpu_count: int = described(
+        1, key="gpus", kind=int, label="GPU count", unit="GPUs", low=1, high=1024, flag="--gpus",
+        help="GPUs sharing one copy of the model (tensor parallel): bandwidth, compute and memory add up.",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
-        check_int("prompt_tokens", self.prompt_tokens, 1, MAX_TOKENS)
-        check_int("output_tokens", self.output_tokens, 1, MAX_TOKENS)
-        check_int("batch_size", self.batch_size, 1, 1_000_000)
-        check_int("cached_prompt_tokens", self.cached_prompt_tokens, 0, self.prompt_tokens)
-        check_int("gpu_count", self.gpu_count, 1, 1024)
+        validate(self)
 
     @property
     def sequence_tokens(self) -> int:
@@ -245,15 +335,28 @@ class Workload:
 class Pricing:
     """API token prices and traffic. Defaults are the lesson's Part 3 (illustrative prices)."""
 
-    input_usd_per_million_tokens: float = 0.50
-    cached_input_usd_per_million_tokens: float = 0.50
-    output_usd_per_million_tokens: float = 1.50
-    replies_per_day: float = 100_000
-    days_per_month: int = 30
+    input_usd_per_million_tokens: float = described(
+        0.50, key="pin", kind=float, label="Input ($ / M tokens)", unit="USD per million tokens", low=0, high=1e4,
+        step=0.05, flag="--input-price", help="What the API charges per million prompt tokens, USD.",
+    )  # fmt: skip
+    cached_input_usd_per_million_tokens: float = described(
+        0.50, key="pcache", kind=float, label="Cached input ($ / M tokens)", unit="USD per million tokens", low=0,
+        high=1e4, step=0.05, flag="--cached-input-price",
+        help="Per million prompt tokens served from the provider's prompt cache, USD.",
+    )  # fmt: skip
+    output_usd_per_million_tokens: float = described(
+        1.50, key="pout", kind=float, label="Output ($ / M tokens)", unit="USD per million tokens", low=0, high=1e4,
+        step=0.05, flag="--output-price",
+        help="Per million output tokens, USD: usually several times the input price.",
+    )  # fmt: skip
+    replies_per_day: int = described(
+        100_000, key="replies", kind=int, label="Replies per day", unit="replies per day", low=0, high=10**12,
+        step=1000, flag="--replies-per-day", help="Replies your feature sends per day.",
+    )  # fmt: skip
+    days_per_month: int = described(
+        30, key="days", kind=int, label="Days per month", unit="days", low=1, high=31, flag="--days",
+        help="Days billed per month.",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
-        check_number("input_usd_per_million_tokens", self.input_usd_per_million_tokens, 0, 10_000)
-        check_number("cached_input_usd_per_million_tokens", self.cached_input_usd_per_million_tokens, 0, 10_000)
-        check_number("output_usd_per_million_tokens", self.output_usd_per_million_tokens, 0, 10_000)
-        check_number("replies_per_day", self.replies_per_day, 0, 1e12)
-        check_int("days_per_month", self.days_per_month, 1, 31)
+        validate(self)

@@ -10,6 +10,7 @@ BYTES_PER_GB = 1e9  # decimal gigabytes, as GPU datasheets quote them
 FLOP_PER_TFLOP = 1e12
 PARAMS_PER_BILLION = 1e9
 S_PER_MS = 1e-3
+S_PER_US = 1e-6
 S_PER_HOUR = 3600.0
 TOKENS_PER_MILLION = 1e6
 BITS_PER_BYTE = 8

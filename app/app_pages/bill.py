@@ -2,13 +2,14 @@
 
 from dataclasses import replace
 
-import bill_charts
-import formatting as fmt
 import pandas as pd
 import streamlit as st
-from compute import cached_estimate, cached_lab_run
-from state import current_scenario, sticky
 
+from app import bill_charts, inputs
+from app import formatting as fmt
+from app.compute import cached_estimate, cached_lab_run
+from app.page_inputs import PAGE_INPUTS
+from app.state import current_scenario
 from core.billing import ratio
 from core.lesson import JITTER, REFERENCE_PREDICTIONS
 
@@ -49,9 +50,7 @@ year.metric("Yearly bill", fmt.usd(12 * est.monthly_cost_usd), help="Twelve of t
 table(bill_charts.cost_split_table(scenario, est), "Download the split (CSV)", "bill_split.csv")
 
 st.subheader("A short reply against a long one")
-short_tokens = sticky(st.number_input, "Short reply (output tokens)", key="bill_short_tokens", default=50,
-                      min_value=1, max_value=200_000, step=10, width=260,
-                      help="Against the sidebar's reply: same prompt and prices, the model's latency (no jitter).")  # fmt: skip
+short_tokens = int(inputs.draw(PAGE_INPUTS["bill"][0], width=260))
 short = cached_estimate(replace(scenario, workload=replace(work, output_tokens=int(short_tokens))))
 lengths = f"{work.output_tokens:,} vs {short_tokens:,} tokens"
 costs = (
@@ -83,7 +82,7 @@ hosting = est.self_hosting
 if hosting is None:
     st.caption("This GPU has no rental price. Type one under 'Edit the raw numbers' to compare self-hosting.")
 else:
-    fleet = f"{work.gpu_count} GPU(s) at {fmt.usd(scenario.gpu.price_usd_per_hour)}/h"
+    fleet = f"{work.gpu_count} GPU(s) at {fmt.usd(scenario.gpu.price_usd_per_hour or 0)}/h"
     for column, (label, value, meaning) in zip(st.columns(3, border=True), (
         ("Self-hosted per M output tokens", fmt.usd(hosting.usd_per_million_output_tokens),
          f"USD per million output tokens: {fleet}, busy around the clock at batch {work.batch_size:,}."),

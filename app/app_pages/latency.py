@@ -1,21 +1,22 @@
 """Latency line: total = TTFT + M × TPOT, simulated with the lesson's jitter, and fitted to your own data."""
 
 from dataclasses import replace
+from typing import Any
 
-import charts
-import compute
-import formatting as fmt
 import numpy as np
 import pandas as pd
 import streamlit as st
-from measurements import EXAMPLE, MAX_BYTES, MAX_ROWS, read_measurements
-from state import current_scenario, sticky
-from sweeps import SIMULATED_OUTPUT_CAP, output_grid, simulated_lengths
 
+from app import charts, compute, inputs
+from app import formatting as fmt
+from app.measurements import EXAMPLE, MAX_BYTES, MAX_ROWS, read_measurements
+from app.page_inputs import PAGE_INPUTS
+from app.state import current_scenario
+from app.sweeps import SIMULATED_OUTPUT_CAP, output_grid, simulated_lengths
 from core.fit import fit_latency_line, implied_mbu
-from core.lesson import JITTER, SEED
+from core.lesson import JITTER
 
-NOTE = {"delta_color": "off", "delta_arrow": "off"}  # a metric's delta used as a plain note, not a change
+NOTE: dict[str, Any] = {"delta_color": "off", "delta_arrow": "off"}  # a metric's delta as a plain note
 # The uploader can print only whole megabytes ("1MB per file"): hide that, the parser's limit is said above it.
 HIDE_UPLOAD_LIMIT = "<style>.st-key-latency_upload [data-testid$='DropzoneInstructions']{display:none}</style>"
 
@@ -33,9 +34,8 @@ st.markdown(
 )
 
 st.subheader("Simulated measurements and the fitted line")
-seed_help = f"The lesson's lab uses {SEED}. Each decode step is jittered by ±{JITTER:.0%}."
-seed_input = st.columns([1, 3])[0].number_input
-seed = int(sticky(seed_input, "Random seed", key="latency_seed", default=SEED, min_value=0, help=seed_help))
+with st.columns([1, 3])[0]:
+    seed = int(inputs.draw(PAGE_INPUTS["latency"][0]))
 sim_tokens = simulated_lengths(out)
 sim_s = compute.cached_simulation(est.ttft_s, est.tpot_s, sim_tokens, seed)
 sim_fit = fit_latency_line(sim_tokens, sim_s)
@@ -80,8 +80,15 @@ st.markdown(
 )
 st.html(HIDE_UPLOAD_LIMIT)
 upload = st.file_uploader("CSV file", type=["csv"], key="latency_upload", max_upload_size=1)
-paste_args = {"default": "", "max_chars": MAX_BYTES, "height": 150, "placeholder": f"For example:\n{EXAMPLE}"}
-pasted = sticky(st.text_area, "…or paste it here", key="latency_paste", **paste_args)
+# Not in the link (up to 256 KB); kept for the session while other pages are visited.
+pasted = st.text_area(
+    "…or paste it here",
+    key="latency_paste",
+    persist_state="session",
+    max_chars=MAX_BYTES,
+    height=150,
+    placeholder=f"For example:\n{EXAMPLE}",
+)
 data, problem = read_measurements(upload.getvalue() if upload is not None else pasted)
 if problem:
     st.warning(f"Could not read your measurements: {problem}")

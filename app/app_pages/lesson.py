@@ -1,15 +1,16 @@
 """The lesson (Day 36) in the browser: predict first, reveal, then the reference run and the drills."""
 
-import compute
 import pandas as pd
 import streamlit as st
-from lesson_text import QUESTIONS, drill_texts
-from state import sticky
 
+from app import compute, inputs
+from app.lesson_text import drill_texts
+from app.page_inputs import PAGE_INPUTS
 from core.cli.lab_text import render_lab
 from core.lesson import REFERENCE_PREDICTIONS
 
-REVEALED = "lesson_revealed"
+PREDICTIONS = PAGE_INPUTS["lesson"][:4]
+REVEAL = PAGE_INPUTS["lesson"][4]
 
 st.title("The lesson (Day 36)")
 st.info(
@@ -22,19 +23,15 @@ st.markdown(
     "Write a number for each prediction **before** you look. P2 is the one to feel in your gut: "
     "most people guess 2 or 3."
 )
-bounds = {"default": None, "min_value": 0.0, "max_value": 1e6}
 guesses = []
-for row in (QUESTIONS[:2], QUESTIONS[2:]):  # row by row, so the tab order is P1, P2, P3, P4
-    for column, (key, label, hint) in zip(st.columns(2), row, strict=True):
-        guesses.append(sticky(column.number_input, label, key=key, help=hint, **bounds) or 0.0)
-left, right = st.columns([1, 4])
-if left.button("Reveal", key="lesson_reveal", type="primary"):
-    st.session_state[REVEALED] = True
-if st.session_state.get(REVEALED) and right.button("Hide the answers", key="lesson_hide"):
-    st.session_state[REVEALED] = False
+for row in (PREDICTIONS[:2], PREDICTIONS[2:]):  # row by row, so the tab order is P1, P2, P3, P4
+    for column, described in zip(st.columns(2), row, strict=True):
+        with column:
+            guesses.append(inputs.draw(described) or 0.0)
+revealed = inputs.draw(REVEAL)
 
-if not st.session_state.get(REVEALED):
-    st.caption("The scoreboard and the reference run appear when you press Reveal.")
+if not revealed:
+    st.caption("The scoreboard and the reference run appear when you reveal the answers.")
 else:
     run = compute.cached_lab_run(tuple(guesses))
     st.subheader("Scoreboard")

@@ -1,10 +1,11 @@
 """Overview: the answer first — latency, throughput and money for the sidebar's scenario."""
 
-import formatting as fmt
 import streamlit as st
-from compute import cached_critical_batch, cached_estimate
-from state import current_scenario
 
+from app import formatting as fmt
+from app.compute import cached_critical_batch, cached_estimate
+from app.safe import plain
+from app.state import current_scenario
 from core.roofline import compute_idle_fraction
 
 scenario = current_scenario()
@@ -14,7 +15,7 @@ work, model, gpu = scenario.workload, scenario.model, scenario.gpu
 st.title("Overview")
 gpus = f"{work.gpu_count} × " if work.gpu_count > 1 else ""
 st.caption(
-    f"{model.name} on {gpus}{gpu.name}, {scenario.precision.weight_bits:g}-bit weights, "
+    f"{plain(model.name)} on {gpus}{plain(gpu.name)}, {scenario.precision.weight_bits:g}-bit weights, "
     f"{scenario.efficiency.label} efficiency: a {work.prompt_tokens:,}-token prompt → a "
     f"{work.output_tokens:,}-token reply, batch {work.batch_size:,}."
 )

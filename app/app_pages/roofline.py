@@ -1,13 +1,13 @@
 """Roofline & batching: why decode waits on memory, and how batching buys the compute back."""
 
-import charts
-import compute
-import formatting as fmt
 import numpy as np
 import pandas as pd
 import streamlit as st
-from state import current_scenario
-from sweeps import sweep_batches, table_batches
+
+from app import charts, compute
+from app import formatting as fmt
+from app.state import current_scenario
+from app.sweeps import sweep_batches, table_batches
 
 # BatchSweep's own field names: SI, the unit in every name.
 CSV_COLUMNS = (

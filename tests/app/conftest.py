@@ -1,25 +1,14 @@
-"""Shared set-up for the app's tests.
-
-`streamlit run app/streamlit_app.py` puts app/ on sys.path, so app modules import each
-other as top-level modules (`import formatting`); the pure-module tests need the same.
-(pyproject's `pythonpath = ["."]` covers `core`, not app/.)
-"""
+"""Shared set-up for the app's tests: a fresh cache, and an AppTest opened on a page with a link."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-APP = Path(__file__).resolve().parents[2] / "app"
-if str(APP) not in sys.path:
-    sys.path.insert(0, str(APP))
-
-ENTRY = "../../app/streamlit_app.py"  # AppTest resolves it relative to the test file
+ENTRY = "../../streamlit_app.py"  # AppTest resolves it relative to the test file
 
 
 @pytest.fixture
@@ -35,9 +24,14 @@ def _open(page: str | None = None, **query: str) -> AppTest:
     at.query_params.update(query)
     at.run()
     if page:
-        at.switch_page(page).run()
+        at.switch_page(page_path(page)).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def page_path(page: str) -> str:
+    """'latency' → the page file as AppTest wants it, relative to the entry file."""
+    return page if page.endswith(".py") else f"app/app_pages/{page}.py"
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = "app_pages/bill.py"
+PAGE = "app/app_pages/bill.py"
 LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
 
 
@@ -47,13 +47,13 @@ def test_the_tables_hold_the_numbers_and_download_as_csv(open_app) -> None:
 
 def test_the_short_reply_is_adjustable_and_kept_across_pages(open_app) -> None:
     at = open_app(PAGE)
-    at.number_input(key="bill_short_tokens").set_value(250).run()
+    at.number_input(key="short").set_value(250).run()
     # 9.33 + 250 × 7 = 1,759.33 ms; 3,509.33 / 1,759.33 = 1.99x; $0.000475 vs $0.000850 = 1.79x.
     assert metrics(at)["Latency, 500 vs 250 tokens"] == ("3.51 s vs 1.76 s", "2.0x the latency")
     assert metrics(at)["Cost per reply, 500 vs 250 tokens"] == ("$0.000850 vs $0.000475", "1.8x the cost")
-    at.switch_page("app_pages/overview.py").run()
+    at.switch_page("app/app_pages/overview.py").run()
     at.switch_page(PAGE).run()
-    assert at.number_input(key="bill_short_tokens").value == 250
+    assert at.number_input(key="short").value == 250
 
 
 def test_cached_prompt_tokens_are_billed_at_the_cached_price(open_app) -> None:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import io
 from dataclasses import replace
 
-import bill_charts
 import numpy as np
 import pandas as pd
 import pytest
-import theme
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app import bill_charts, theme
 from core.estimate import estimate
 from core.scenario import Scenario
 from core.specs import Pricing
@@ -130,13 +129,11 @@ def test_every_figure_stays_under_100_kb(flat: dict) -> None:
 @given(
     pin=st.floats(0, 1000),
     pout=st.floats(0, 1000),
-    replies=st.floats(0, 1e9),
+    replies=st.integers(0, 10**9),
     days=st.integers(1, 31),
     out=st.integers(1, 200_000),
 )
-def test_the_monthly_bill_is_linear_in_reply_length(
-    pin: float, pout: float, replies: float, days: int, out: int
-) -> None:
+def test_the_monthly_bill_is_linear_in_reply_length(pin: float, pout: float, replies: int, days: int, out: int) -> None:
     scenario = replace(
         LESSON, pricing=Pricing(pin, pin, pout, replies, days), workload=replace(LESSON.workload, output_tokens=out)
     )

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import math
 
-import charts
 import numpy as np
 import pytest
-import theme
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app import charts, theme
 from core.lesson import lab_run
 
 MAX_JSON = 100_000  # the budget per figure

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import formatting as fmt
 import pytest
-from measurements import parse_measurements
 from streamlit.testing.v1 import AppTest
 
+from app import formatting as fmt
+from app.measurements import parse_measurements
 from core.estimate import estimate
 from core.scenario import Scenario
 
-ENTRY = "../../app/streamlit_app.py"
-PAGE = "app_pages/latency.py"
+ENTRY = "../../streamlit_app.py"
+PAGE = "app/app_pages/latency.py"
 LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
 
 
@@ -75,7 +75,7 @@ def test_asymmetry_at_the_defaults(default_page):
 def test_changing_the_seed_changes_the_simulation_not_the_model():
     at = open_page()
     first = at.main.dataframe[0].value["latency_ms"].tolist()
-    at.number_input(key="latency_seed").set_value(7).run()
+    at.number_input(key="seed").set_value(7).run()
     assert not at.exception
     assert "Seed 7:" in text(at)
     assert at.main.dataframe[0].value["latency_ms"].tolist() != first
@@ -160,7 +160,7 @@ def test_long_replies_cap_the_simulation():
 
 
 def test_the_simulation_is_cached_so_unrelated_reruns_skip_it(monkeypatch, fresh_cache):
-    import compute
+    from app import compute
 
     calls = []
     real = compute.simulate_measurements
@@ -168,7 +168,7 @@ def test_the_simulation_is_cached_so_unrelated_reruns_skip_it(monkeypatch, fresh
     at = open_page(**LLAMA_70B_FP8, prompt="1000000", out="200000", batch="4096")
     # The sidebar's largest inputs: 40 × the lesson's 1,576 steps = 63,040 jittered steps, once.
     assert len(calls) == 1 and sum(calls[0][2]) == 63_040
-    at.number_input(key="sb_pin").set_value(0.6).run()  # a price moves neither TTFT, TPOT nor the lengths
+    at.number_input(key="pin").set_value(0.6).run()  # a price moves neither TTFT, TPOT nor the lengths
     assert not at.exception and len(calls) == 1
-    at.number_input(key="latency_seed").set_value(7).run()  # a new seed is a new simulation
+    at.number_input(key="seed").set_value(7).run()  # a new seed is a new simulation
     assert not at.exception and len(calls) == 2

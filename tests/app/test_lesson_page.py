@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ENTRY = "../../app/streamlit_app.py"
-PAGE = "app_pages/lesson.py"
+ENTRY = "../../streamlit_app.py"
+PAGE = "app/app_pages/lesson.py"
 REFERENCE_RUN = Path(__file__).resolve().parents[1] / "data" / "reference_run.txt"
-GUESSES = ("lesson_p1", "lesson_p2", "lesson_p3", "lesson_p4")
+GUESSES = ("p1", "p2", "p3", "p4")
 
 
 def open_page(**query: str) -> AppTest:
@@ -27,7 +27,7 @@ def guess_and_reveal(at: AppTest, guesses: tuple[float, ...]) -> AppTest:
     for key, value in zip(GUESSES, guesses, strict=True):
         at.number_input(key=key).set_value(value)
     at.run()
-    at.button(key="lesson_reveal").click().run()
+    at.toggle(key="reveal").set_value(True).run()
     assert not at.exception
     return at
 
@@ -43,7 +43,7 @@ def normalise(text: str) -> list[str]:
 def test_answers_are_hidden_until_reveal():
     at = open_page()
     assert not at.main.dataframe and not at.main.code
-    assert "appear when you press Reveal" in " ".join(c.value for c in at.main.caption)
+    assert "appear when you reveal the answers" in " ".join(c.value for c in at.main.caption)
     assert "toy machine, not the sidebar's scenario" in at.main.info[0].value
 
 
@@ -105,16 +105,23 @@ def test_the_lesson_ignores_the_sidebar_scenario():
 
 def test_hide_puts_the_answers_away_again():
     at = guess_and_reveal(open_page(), (7.0, 150.0, 1.0, 10.0))
-    at.button(key="lesson_hide").click().run()
+    at.toggle(key="reveal").set_value(False).run()
     assert not at.exception and not at.main.dataframe and not at.main.code
+
+
+def test_predictions_and_the_reveal_travel_in_the_link():
+    # A shared link opens with the guesses in their boxes and the scoreboard shown.
+    at = open_page(p1="7", p2="3", p3="1", p4="10", reveal="true")
+    assert [at.number_input(key=k).value for k in GUESSES] == [7.0, 3.0, 1.0, 10.0]
+    assert verdicts(at) == ["close enough", "50.0x too LOW", "close enough", "close enough"]
 
 
 def test_guesses_survive_a_visit_to_another_page():
     at = open_page()
-    at.number_input(key="lesson_p2").set_value(3.0).run()
-    at.switch_page("app_pages/latency.py").run()
+    at.number_input(key="p2").set_value(3.0).run()
+    at.switch_page("app/app_pages/latency.py").run()
     at.switch_page(PAGE).run()
-    assert at.number_input(key="lesson_p2").value == 3.0
+    assert at.number_input(key="p2").value == 3.0
 
 
 @pytest.mark.parametrize(

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from lesson_text import QUESTIONS, drill_texts
-
+from app.lesson_text import drill_texts
+from app.page_inputs import PAGE_INPUTS
 from core.lesson import drills
 
 
-def test_four_predictions_with_page_keys():
-    assert [key for key, _, _ in QUESTIONS] == ["lesson_p1", "lesson_p2", "lesson_p3", "lesson_p4"]
-    assert [label[:3] for _, label, _ in QUESTIONS] == ["P1.", "P2.", "P3.", "P4."]
+def test_four_predictions_and_the_reveal_are_the_lesson_pages_inputs():
+    lesson = PAGE_INPUTS["lesson"]
+    assert [i.key for i in lesson] == ["p1", "p2", "p3", "p4", "reveal"]
+    assert [i.label[:3] for i in lesson[:4]] == ["P1.", "P2.", "P3.", "P4."]
+    assert all(i.optional and i.default is None for i in lesson[:4])  # an empty box is "no guess"
+    assert lesson[4].kind is bool and lesson[4].default is False
 
 
 def test_five_drills_answered_from_cores_numbers():

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from measurements import EXAMPLE, MAX_BYTES, MAX_ROWS, parse_measurements, read_measurements
+
+from app.measurements import EXAMPLE, MAX_BYTES, MAX_ROWS, parse_measurements, read_measurements
 
 # The lesson's Part 1 measurements (seed 36), rounded as the lab prints them.
 LESSON_CSV = "output_tokens,latency_ms\n1,30.2\n25,200.3\n50,371.8\n100,724.3\n200,1424.8\n400,2827.8\n800,5621.7\n"

@@ -63,7 +63,7 @@ def test_the_defaults_read_exactly_the_lessons_numbers(open_app) -> None:
         # prefill 1,000 tokens: max(7 ms, 2 × 7e9 × 1000 / 300e12 = 46.67 ms); total 46.67 + 3,500 ms;
         # 500 / 3.54667 s = 141 tok/s; 1000 × 0.5e-6 + 500 × 1.5e-6 = $0.001250; × 3e6 = $3,750.
         (
-            "sb_prompt",
+            "prompt",
             1000,
             {
                 "Time to first token": "46.67 ms",
@@ -76,7 +76,7 @@ def test_the_defaults_read_exactly_the_lessons_numbers(open_app) -> None:
         # 1,000 output tokens: 9.33 + 1000 × 7 = 7,009.33 ms; 1000 / 7.00933 s = 143 tok/s;
         # 200 × 0.5e-6 + 1000 × 1.5e-6 = $0.001600; × 3e6 = $4,800. TTFT and TPOT unchanged.
         (
-            "sb_out",
+            "out",
             1000,
             {
                 "Total latency": "7.01 s",
@@ -89,16 +89,16 @@ def test_the_defaults_read_exactly_the_lessons_numbers(open_app) -> None:
         # max(7 ms, 2 × 7e9 × 64 / 300e12 = 2.99 ms) = 7 ms; 597.33 + 3,500 = 4,097.33 ms;
         # 64 × 500 / 4.09733 s = 7,810 tok/s. The per-reply bill does not depend on the batch.
         (
-            "sb_batch",
+            "batch",
             64,
             {"Time to first token": "597.33 ms", "Total latency": "4.10 s", "Tokens per second": "7,810 tok/s"},
         ),
         # input $1.00/M: 200 × 1e-6 + 500 × 1.5e-6 = $0.000950; × 3e6 = $2,850. Latency unchanged.
-        ("sb_pin", 1.0, {"Cost per reply": "$0.000950", "Monthly bill": "$2,850"}),
+        ("pin", 1.0, {"Cost per reply": "$0.000950", "Monthly bill": "$2,850"}),
         # output $3.00/M: 200 × 0.5e-6 + 500 × 3e-6 = $0.001600; × 3e6 = $4,800.
-        ("sb_pout", 3.0, {"Cost per reply": "$0.001600", "Monthly bill": "$4,800"}),
+        ("pout", 3.0, {"Cost per reply": "$0.001600", "Monthly bill": "$4,800"}),
         # 200,000 replies a day: $0.000850 × 200,000 × 30 = $5,100; only the month moves.
-        ("sb_replies", 200_000, {"Monthly bill": "$5,100"}),
+        ("replies", 200_000, {"Monthly bill": "$5,100"}),
     ],
     ids=["prompt", "output", "batch", "input-price", "output-price", "replies"],
 )
@@ -110,8 +110,8 @@ def test_each_input_changes_exactly_its_metrics(open_app, key: str, value: float
 
 def test_a_faster_gpu_moves_only_the_clock(open_app) -> None:
     at = open_app()
-    at.selectbox(key="sb_gpu").set_value("h100-sxm").run()  # a real GPU switches to calibrated...
-    at.radio(key="sb_eff").set_value("ideal").run()  # ...back to the lesson's physics, to compare
+    at.selectbox(key="gpu").set_value("h100-sxm").run()  # a real GPU switches to calibrated...
+    at.radio(key="eff").set_value("ideal").run()  # ...back to the lesson's physics, to compare
     # H100 SXM: 3.35e12 B/s, 989.5e12 FLOP/s. Decode 14e9 / 3.35e12 = 4.179 ms; prefill
     # max(4.179 ms, 2.8e12 / 989.5e12 = 2.83 ms) = 4.18 ms (now memory-bound too);
     # total 501 × 4.179 ms = 2,093.7 ms; 500 / 2.0937 s = 239 tok/s. The bill is the API's: unchanged.

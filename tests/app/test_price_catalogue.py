@@ -7,8 +7,9 @@ import socket
 from decimal import Decimal
 from types import SimpleNamespace
 
-import price_catalogue
 import pytest
+
+from app import price_catalogue
 
 
 def test_the_curated_models_have_finite_prices_from_the_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 import pytest
-import roofline_labels as rl
 from hypothesis import given
 from hypothesis import strategies as st
+
+from app import roofline_labels as rl
 
 
 def notes(intensity, prefill=5.0, ridge=150.0, x_range=(0.25, 2000.0)):

@@ -7,8 +7,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ENTRY = "../../app/streamlit_app.py"
-PAGE = "app_pages/roofline.py"
+ENTRY = "../../streamlit_app.py"
+PAGE = "app/app_pages/roofline.py"
 LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
 
 # The lesson's Part 2 table: batch B does B FLOP/byte; the step is 14 GB ÷ 2 TB/s = 7 ms until

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import sweeps
 
+from app import sweeps
 from core.lesson import PART1_OUTPUT_TOKENS, PART2_BATCH_SIZES
 
 

@@ -60,10 +60,17 @@ def test_real_gpu_gets_calibrated_efficiency_and_ideal_flag_overrides(capsys):
     assert calibrated["tpot_ms"] > ideal["tpot_ms"]
 
 
-def test_custom_gpu_numbers_make_a_custom_calibrated_gpu(capsys):
+def test_gpu_numbers_edit_the_gpu_they_start_from(capsys):
+    # Numbers without --gpu edit the lesson's toy GPU, which keeps its ideal efficiency.
     _, out, _ = run_cli(capsys, "estimate", "--json", "--bandwidth-gb-s", "1000", "--tflops", "100")
     data = json.loads(out)
-    assert data["scenario"]["gpu"] == "custom" and data["efficiency"] == "calibrated"
+    assert data["scenario"]["gpu"] == "toy-gpu" and data["scenario"]["bw"] == "1000"
+    assert data["efficiency"] == "ideal"
+    # On a real GPU the calibrated defaults stay; only the edited number travels beside the id.
+    _, out, _ = run_cli(capsys, "estimate", "--json", "--gpu", "h100-sxm", "--memory-gb", "94")
+    data = json.loads(out)
+    assert (data["scenario"]["gpu"], data["scenario"]["mem"], data["efficiency"]) == ("h100-sxm", "94", "calibrated")
+    assert "bw" not in data["scenario"]
     _, out, _ = run_cli(capsys, "estimate", "--json", "--bandwidth-gb-s", "1000", "--tflops", "100", "--ideal")
     # toy model, ideal, 1 TB/s: 14e9 / 1e12 = 14 ms per token; balance 100e12 / 1e12 = 100
     data = json.loads(out)
@@ -113,30 +120,37 @@ def test_custom_attention_shape_adds_a_kv_cache(capsys):
 @pytest.mark.parametrize(
     ("argv", "option", "range_text"),
     [
-        (["--batch", "0"], "--batch", ">= 1 and <= 1,000,000"),
-        (["--batch", "x"], "--batch", ">= 1 and <= 1,000,000"),
-        (["--prompt-tokens", "-5"], "--prompt-tokens", ">= 1 and <= 10,000,000"),
-        (["--output-tokens", "1e308"], "--output-tokens", "<= 10,000,000"),
-        (["--cached-tokens", "300"], "--cached-tokens", "<= 200"),
-        (["--gpus", "0"], "--gpus", ">= 1 and <= 1,024"),
-        (["--weight-bits", "nan"], "--weight-bits", ">= 1 and <= 64"),
-        (["--kv-bits", "inf"], "--kv-bits", ">= 1 and <= 64"),
-        (["--mbu", "1.5"], "--mbu", ">= 0.01 and <= 1"),
-        (["--mfu", "0"], "--mfu", ">= 0.01 and <= 1"),
-        (["--input-price", "-1"], "--input-price", ">= 0 and <= 10,000"),
-        (["--output-price", "abc"], "--output-price", ">= 0 and <= 10,000"),
-        (["--cached-input-price", "1e9"], "--cached-input-price", "<= 10,000"),
-        (["--replies-per-day", "-1"], "--replies-per-day", ">= 0"),
-        (["--days", "32"], "--days", ">= 1 and <= 31"),
-        (["--bandwidth-gb-s", "-3", "--gpu", "h100-sxm"], "--bandwidth-gb-s", ">= 1,000,000"),
-        (["--tflops", "0", "--gpu", "h100-sxm"], "--tflops", ">= 1,000,000"),
-        (["--memory-gb", "0", "--gpu", "h100-sxm"], "--memory-gb", ">= 1,000,000"),
-        (["--params-b", "0"], "--params-b", ">= 1,000"),
-        (["--active-params-b", "9", "--model", "llama-3.1-8b"], "--active-params-b", "<= 8,030,000,000"),
-        (["--gpu", "h900"], "--gpu", "known: toy-gpu"),
-        (["--model", "gpt-9"], "--model", "known: toy-7b"),
-        (["--tflops", "100"], "--bandwidth-gb-s", "needs both"),
-        (["--layers", "32"], "--hidden", "together"),
+        # Each range is the option's own, in the unit the option takes (written by hand from core/specs.py).
+        (["--batch", "0"], "--batch", "from 1 to 1,000,000 requests"),
+        (["--batch", "x"], "--batch", "from 1 to 1,000,000 requests"),
+        (["--prompt-tokens", "-5"], "--prompt-tokens", "from 1 to 10,000,000 tokens"),
+        (["--output-tokens", "1e308"], "--output-tokens", "to 1,000,000 tokens"),
+        (["--cached-tokens", "300"], "--cached-tokens", "from 0 to 200 tokens"),
+        (["--gpus", "0"], "--gpus", "from 1 to 1,024 GPUs"),
+        (["--weight-bits", "nan"], "--weight-bits", "from 1 to 32 bits"),
+        (["--kv-bits", "inf"], "--kv-bits", "from 1 to 32 bits"),
+        (["--mbu", "1.5"], "--mbu", "from 0.01 to 1"),
+        (["--mfu", "0"], "--mfu", "from 0.01 to 1"),
+        (["--input-price", "-1"], "--input-price", "from 0 to 10,000 USD per million tokens"),
+        (["--output-price", "abc"], "--output-price", "from 0 to 10,000 USD per million tokens"),
+        (["--cached-input-price", "1e9"], "--cached-input-price", "to 10,000"),
+        (["--replies-per-day", "-1"], "--replies-per-day", "from 0 to 1,000,000,000,000 replies per day"),
+        (["--days", "32"], "--days", "from 1 to 31 days"),
+        (["--bandwidth-gb-s", "-3", "--gpu", "h100-sxm"], "--bandwidth-gb-s", "from 1 to 1,000,000 GB/s"),
+        (["--tflops", "0", "--gpu", "h100-sxm"], "--tflops", "from 0.1 to 1,000,000 TFLOP/s"),
+        (["--tflops-8bit", "0", "--gpu", "h100-sxm"], "--tflops-8bit", "from 0.1 to 1,000,000 TFLOP/s"),
+        (["--memory-gb", "0", "--gpu", "h100-sxm"], "--memory-gb", "from 0.1 to 100,000 GB"),
+        (["--memory-gb", "inf"], "--memory-gb", "from 0.1 to 100,000 GB"),
+        (["--params-b", "0"], "--params-b", "from 0.001 to 100,000 billion parameters"),
+        (["--params-b", "abc"], "--params-b", "from 0.001 to 100,000 billion parameters"),
+        (["--active-params-b", "9", "--model", "llama-3.1-8b"], "--active-params-b", "to 8.03 billion parameters"),
+        (["--weight-bits", "9" * 400], "--weight-bits", "from 1 to 32 bits"),
+        (["--model", "llama-3.1-8b", "--head-dim", "0"], "--head-dim", "from 1 to 10,000"),
+        (["--gpu", "h900"], "--gpu", "a preset id such as toy-gpu"),
+        (["--gpu", ""], "--gpu", "a preset id such as toy-gpu"),
+        (["--model", "gpt-9"], "--model", "a preset id such as toy-7b"),
+        (["--layers", "32"], "--layers", "together"),
+        (["--step-overhead-ms", "5000"], "--step-overhead-ms", "from 0 to 1,000 ms"),
     ],
 )
 def test_bad_values_exit_2_with_one_line_naming_the_option(capsys, argv, option, range_text):
@@ -145,6 +159,7 @@ def test_bad_values_exit_2_with_one_line_naming_the_option(capsys, argv, option,
     assert out == ""
     assert err.count("\n") == 1, err  # one line, no usage dump, no traceback
     assert option in err and range_text in err
+    assert len(err) < 200  # a 400-digit value is not echoed back whole
 
 
 def test_unknown_option_and_subcommand_exit_2(capsys):

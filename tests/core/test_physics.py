@@ -239,13 +239,14 @@ def test_line_fit_and_implied_mbu():
         implied_mbu(0, 1e9, 1e12)
 
 
-def test_custom_model_needs_custom_id_in_a_scenario():
+def test_an_edited_preset_keeps_its_id_and_an_unknown_id_is_rejected():
     from core.scenario import Scenario
 
     edited = Model(id="llama-3.1-8b", name="Llama 3.1 8B", total_params=9e9, active_params=9e9)
-    with pytest.raises(ValueError, match="differs from its preset"):
-        Scenario(model=edited)
-    Scenario(model=Model(id=CUSTOM_ID, name="mine", total_params=9e9, active_params=9e9))
+    assert Scenario(model=edited).model_is_edited
+    assert not Scenario(model=Model(id=CUSTOM_ID, name="mine", total_params=9e9, active_params=9e9)).model.layers
+    with pytest.raises(ValueError, match="must be a preset id or 'custom'"):
+        Scenario(model=Model(id="llama-9", name="x", total_params=9e9, active_params=9e9))
 
 
 @pytest.mark.parametrize("seed", [0, 36, 2026])

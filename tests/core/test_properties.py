@@ -21,10 +21,11 @@ from core.batching import MAX_SEARCH_BATCH, critical_batch, sweep_batch_sizes
 from core.billing import monthly_cost_usd
 from core.efficiency import CALIBRATED, IDEAL
 from core.estimate import estimate
+from core.fields import flat_text, inputs, si_from_text
 from core.memory import memory_plan
 from core.parallel import effective_machine
 from core.phases import decode_step, decode_time_s, latency, prefill
-from core.scenario import Scenario, format_number
+from core.scenario import Scenario
 from core.specs import GPU, Efficiency, Model, Precision, Pricing, Workload
 
 SETTINGS = settings(max_examples=150, deadline=None)
@@ -36,7 +37,7 @@ def log_uniform(low: float, high: float) -> st.SearchStrategy[float]:
     return st.floats(math.log10(low), math.log10(high)).map(lambda exponent: 10.0**exponent)
 
 
-names = st.text(min_size=1, max_size=30).filter(str.strip)
+names = st.text(min_size=1, max_size=30).filter(lambda t: bool(t.strip()) and t.isprintable())
 
 
 @st.composite
@@ -99,7 +100,7 @@ def custom_gpus(draw: st.DrawFn) -> GPU:
 gpus = custom_gpus() | preset_gpus
 custom_efficiencies = st.builds(
     Efficiency,
-    label=st.text(min_size=1, max_size=40).filter(str.strip),
+    label=st.sampled_from(["ideal", "calibrated"]),  # the set the edited numbers start from
     mbu=st.floats(0.05, 1),
     mfu=st.floats(0.05, 1),
     step_overhead_s=st.floats(0, 0.01),
@@ -131,7 +132,7 @@ pricings = st.builds(
     input_usd_per_million_tokens=st.floats(0, 100),
     cached_input_usd_per_million_tokens=st.floats(0, 100),
     output_usd_per_million_tokens=st.floats(0, 100),
-    replies_per_day=st.floats(0, 1e9),
+    replies_per_day=st.integers(0, 10**9),
     days_per_month=st.integers(1, 31),
 )
 scenarios = st.builds(
@@ -238,7 +239,7 @@ def test_bound_on_the_ridge_is_memory() -> None:
 
 
 @SETTINGS
-@given(scenarios, st.floats(0, 1e9), st.floats(0, 1000))
+@given(scenarios, st.integers(0, 10**9), st.integers(0, 1000))
 def test_bill_is_linear_in_replies_per_day(scenario, replies, factor):
     # replies × factor <= 1e9 × 1000 = 1e12, the largest valid replies_per_day.
     base = estimate(replace(scenario, pricing=replace(scenario.pricing, replies_per_day=replies)))
@@ -363,13 +364,13 @@ def test_every_estimate_is_finite_and_positive(scenario):
 
 @pytest.mark.parametrize("which", ["bandwidth", "params", "everything"])
 def test_estimate_is_finite_at_the_smallest_valid_inputs(which: str) -> None:
-    # The lower bounds (1 MB/s, 1 MFLOP/s, 1,000 parameters, 1 bit, 1 % utilisation) exist so
+    # The lower bounds (1 GB/s, 0.1 TFLOP/s, a million parameters, 1 bit, 1 % utilisation) exist so
     # that no valid input overflows or divides by zero; denormal values are rejected outright.
     toy = presets.gpu("toy-gpu")
     slow_gpu = replace(
-        toy, id="custom", memory_bandwidth_bytes_per_s=1e6, peak_flops_16bit_per_s=1e6, peak_flops_8bit_per_s=1e6
+        toy, id="custom", memory_bandwidth_bytes_per_s=1e9, peak_flops_16bit_per_s=1e11, peak_flops_8bit_per_s=1e11
     )
-    tiny_model = Model(id="custom", name="m", total_params=1000, active_params=1000)
+    tiny_model = Model(id="custom", name="m", total_params=1e6, active_params=1e6)
     scenario = {
         "bandwidth": Scenario(gpu=slow_gpu),
         "params": Scenario(model=tiny_model),
@@ -377,7 +378,7 @@ def test_estimate_is_finite_at_the_smallest_valid_inputs(which: str) -> None:
             gpu=slow_gpu,
             model=tiny_model,
             precision=Precision(1, 1),
-            efficiency=Efficiency(label="custom", mbu=0.01, mfu=0.01),
+            efficiency=Efficiency(label="calibrated", mbu=0.01, mfu=0.01),
         ),
     }[which]
     result = estimate(scenario)
@@ -410,11 +411,15 @@ def test_any_scenario_round_trips_through_the_flat_form(scenario):
     assert (flat["model"] == "custom") == (scenario.model.id == "custom")
 
 
+BANDWIDTH = dict(inputs(GPU))["memory_bandwidth_bytes_per_s"]  # shown in GB/s: SI = shown × 1e9
+OVERHEAD = dict(inputs(Efficiency))["step_overhead_s"]  # shown in ms: SI = shown × 1e-3
+
+
 @SETTINGS
-@given(st.floats(allow_nan=False, allow_infinity=False))
-def test_format_number_round_trips_every_float(value):
-    text = format_number(value)
-    assert float(text) == value
+@given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([BANDWIDTH, OVERHEAD]))
+def test_flat_text_round_trips_every_float_in_its_shown_unit(value, described_input):
+    text = flat_text(described_input, value)
+    assert si_from_text(described_input, text) == value
     assert "+" not in text  # a '+' in a URL query decodes to a space
 
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 import pytest
 
 from core import presets
 from core.efficiency import CALIBRATED, IDEAL, default_efficiency
-from core.scenario import FLAT_KEYS, Scenario, format_number, parse_float, parse_int
-from core.specs import Efficiency, Precision, Pricing, Workload
+from core.fields import flat_text, inputs, si_from_text
+from core.flat import FLAT_KEYS
+from core.scenario import Scenario
+from core.specs import Precision, Pricing, Workload
 
 # The lesson's Part 3 long reply: toy 7B in fp16 on the toy GPU, ideal, 200 → 500 tokens,
 # $0.50 / $0.50 / $1.50 per million, 100,000 replies a day for 30 days.
@@ -77,39 +78,64 @@ def test_preset_scenario_encodes_ids_only() -> None:
     flat = scenario.to_flat()
     assert (flat["model"], flat["gpu"], flat["eff"]) == ("llama-3.1-8b", "h100-sxm", "calibrated")
     assert set(flat) & (MODEL_ONLY_KEYS | GPU_ONLY_KEYS | {"mbu", "mfu", "overhead"}) == set()
+    # The short form keeps only what differs from the lesson: the ids, the bits and the workload.
+    assert scenario.to_flat(minimal=True) == {
+        "model": "llama-3.1-8b",
+        "gpu": "h100-sxm",
+        "wbits": "8",
+        "kvbits": "8",
+        "prompt": "1000",
+        "out": "200",
+        "batch": "8",
+        "cached": "100",
+        "gpus": "2",
+    }
     assert (flat["wbits"], flat["prompt"], flat["cached"], flat["gpus"]) == ("8", "1000", "100", "2")
     assert Scenario.from_flat(flat) == scenario
 
 
-def test_custom_model_and_gpu_encode_every_number() -> None:
-    gpu = replace(presets.gpu("h100-sxm"), id="custom", name="My GPU")
-    model = replace(presets.model("mixtral-8x7b"), id="custom", name="My MoE")
-    flat = Scenario(model=model, gpu=gpu).to_flat()
-    expected_custom = {
-        "model": "custom",
-        "mname": "My MoE",
-        "params": "46700000000",
-        "active": "12880000000",
-        "layers": "32",
-        "hidden": "4096",
-        "qheads": "32",
-        "kvheads": "8",
-        "headdim": "128",
-        "experts": "8",
-        "topk": "2",
-        "gpu": "custom",
-        "gname": "My GPU",
-        "bw": "3350000000000",
-        "flops16": "989500000000000",
-        "flops8": "1979000000000000",
-        "mem": "80000000000",
-        "link": "450000000000",
-        "usdh": "3.78",
-        "eff": "calibrated",  # a custom GPU is real hardware
+def test_an_edited_preset_travels_as_its_id_and_the_edited_numbers() -> None:
+    gpu = replace(presets.gpu("h100-sxm"), memory_bytes=94e9, name="H100 NVL-ish")
+    model = replace(presets.model("mixtral-8x7b"), layers=40, experts_per_token=1, active_params=7e9)
+    scenario = Scenario(model=model, gpu=gpu)
+    flat = scenario.to_flat()
+    # Shown units: 94e9 bytes are "94" GB; 7e9 parameters are "7" billion.
+    edits = {"mname", "layers", "topk", "active", "gname", "mem"} & set(flat)
+    assert {k: flat[k] for k in edits} == {
+        "layers": "40",
+        "topk": "1",
+        "active": "7",
+        "gname": "H100 NVL-ish",
+        "mem": "94",
     }
-    assert flat == {**LESSON_FLAT, **expected_custom}
-    # None fields (no latent, no window) are left out rather than written as "None".
-    assert {"kvlatent", "swa", "swalayers"} & set(flat) == set()
+    assert (flat["model"], flat["gpu"], flat["eff"]) == ("mixtral-8x7b", "h100-sxm", "calibrated")
+    assert Scenario.from_flat(flat) == scenario
+    assert scenario.model_is_edited and scenario.gpu_is_edited
+    assert not Scenario(gpu=presets.gpu("h100-sxm")).gpu_is_edited
+
+
+def test_custom_starts_from_the_lesson_numbers() -> None:
+    # A from-scratch model: the toy's 7e9 parameters and no attention shape, plus what is given.
+    model = Scenario.from_flat({"model": "custom", "params": "13"}).model
+    # A dense base: active parameters follow the total when only the total is given (13 billion).
+    assert (model.id, model.name, model.total_params, model.active_params) == ("custom", "Custom model", 13e9, 13e9)
+    assert model.layers is None
+    gpu = Scenario.from_flat({"gpu": "custom", "bw": "1000"}).gpu
+    # The toy GPU's 300 TFLOP/s kept, bandwidth replaced: 1,000 GB/s = 1e12 B/s.
+    assert (gpu.id, gpu.name, gpu.memory_bandwidth_bytes_per_s, gpu.peak_flops_16bit_per_s) == (
+        "custom",
+        "Custom GPU",
+        1e12,
+        3e14,
+    )
+
+
+def test_optional_numbers_clear_with_an_empty_value() -> None:
+    # Llama 3.1 8B without its attention shape: no KV cache (all five given empty together).
+    flat = {"model": "llama-3.1-8b", **dict.fromkeys(("layers", "hidden", "qheads", "kvheads", "headdim"), "")}
+    model = Scenario.from_flat(flat).model
+    assert model.layers is None and model.kv_elements_per_token_per_layer == 0
+    assert Scenario.from_flat(Scenario(model=model).to_flat()).model == model
 
 
 @pytest.mark.parametrize(
@@ -122,68 +148,53 @@ def test_custom_names_parse(flat: dict[str, str]) -> None:
     assert (scenario.model.name if "mname" in flat else scenario.gpu.name) == (flat.get("mname") or flat["gname"])
 
 
-def test_custom_scenario_round_trips() -> None:
-    gpu = replace(presets.gpu("h100-sxm"), id="custom", name="My GPU")
-    model = replace(presets.model("gpt-oss-20b"), id="custom", name="My MoE")
-    scenario = Scenario(model=model, gpu=gpu)
-    assert Scenario.from_flat(scenario.to_flat()) == scenario
-
-
-def test_custom_efficiency_encodes_every_number_and_named_ones_only_the_label() -> None:
-    custom = Efficiency(
-        label="mine", mbu=0.7, mfu=0.4, step_overhead_s=1e-3, sequence_overhead_s=0, allreduce_latency_s=5e-6
-    )
-    flat = Scenario(efficiency=custom).to_flat()
-    assert {k: flat[k] for k in ("eff", "mbu", "mfu", "overhead", "seqoverhead", "allreduce")} == {
-        "eff": "mine",
-        "mbu": "0.7",
-        "mfu": "0.4",
-        "overhead": "0.001",
-        "seqoverhead": "0",
-        "allreduce": "5e-06",
-    }
-    assert Scenario.from_flat(flat).efficiency == custom
-    # A named efficiency with an edited number is no longer the named one: every number travels.
-    edited = replace(CALIBRATED, mbu=0.5)
-    assert Scenario.from_flat(Scenario(efficiency=edited).to_flat()).efficiency == edited
-    assert "mbu" not in Scenario(efficiency=CALIBRATED).to_flat()
+def test_edited_efficiency_travels_as_its_base_and_the_edits() -> None:
+    edited = replace(CALIBRATED, mbu=0.7, step_overhead_s=1e-3)
+    flat = Scenario(gpu=presets.gpu("h100-sxm"), efficiency=edited).to_flat()
+    # 1e-3 s is "1" ms; the untouched calibrated numbers stay out of the link.
+    assert {k: flat[k] for k in ("eff", "mbu", "overhead")} == {"eff": "calibrated", "mbu": "0.7", "overhead": "1"}
+    assert {"mfu", "seqoverhead", "allreduce"} & set(flat) == set()
+    assert Scenario.from_flat(flat).efficiency == edited
+    # Older links said eff=custom with every number: read as edits of the calibrated set.
+    old = {"eff": "custom", "mbu": "0.7", "mfu": "0.56", "overhead": "1", "seqoverhead": "14", "allreduce": "24"}
+    assert Scenario.from_flat(old).efficiency == replace(CALIBRATED, mbu=0.7, step_overhead_s=1e-3)
 
 
 @pytest.mark.parametrize(
     ("flat", "message"),
     [
         pytest.param({"bogus": "1", "zzz": "2"}, r"^unknown parameter\(s\): bogus, zzz$", id="unknown-keys"),
-        pytest.param({"batch": "abc"}, r"^batch must be a number, got 'abc'$", id="batch-text"),
-        pytest.param({"batch": "1.5"}, r"^batch must be a whole number, got '1.5'$", id="batch-fraction"),
-        pytest.param({"prompt": "nan"}, r"^prompt must be a finite number, got 'nan'$", id="prompt-nan"),
-        pytest.param({"pin": "inf"}, r"^pin must be a finite number, got 'inf'$", id="price-inf"),
-        pytest.param({"wbits": ""}, r"^wbits must be a number, got ''$", id="empty"),
         pytest.param(
-            {"model": "llama-3.1-8b", "layers": "3", "params": "1e9"},
-            r"^layers, params can only be given with model=custom$",
-            id="model-keys-with-preset",
+            {"batch": "abc"}, r"^batch must be a whole number from 1 to 1,000,000 requests, got 'abc'$", id="batch-text"
         ),
+        pytest.param({"batch": "1.5"}, r"^batch must be a whole number from 1 .*, got '1.5'$", id="batch-fraction"),
+        pytest.param({"batch": "0"}, r"^batch must be a whole number from 1 .*, got '0'$", id="batch-zero"),
+        pytest.param({"prompt": "nan"}, r"^prompt must be a whole number from 1 .*, got 'nan'$", id="prompt-nan"),
         pytest.param(
-            {"gpu": "h100-sxm", "bw": "1e12"}, r"^bw can only be given with gpu=custom$", id="gpu-keys-with-preset"
+            {"pin": "inf"}, r"^pin must be a number from 0 to 10,000 USD per million tokens, got 'inf'$", id="price-inf"
         ),
-        pytest.param({"layers": "3"}, r"^layers can only be given with model=custom$", id="model-keys-with-default"),
-        pytest.param({"model": "llama-9"}, r"^model 'llama-9' is not a preset; known: toy-7b, ", id="unknown-model"),
-        pytest.param({"gpu": "h100"}, r"^gpu 'h100' is not a preset; known: toy-gpu, ", id="unknown-gpu"),
-        # Range errors come from the spec, prefixed with the URL key that carried the value.
+        pytest.param({"wbits": ""}, r"^wbits must be a number from 1 to 32 bits, got ''$", id="empty"),
         pytest.param(
-            {"batch": "0"}, r"^batch: batch_size must be a whole number >= 1 and <= 1,000,000, got 0$", id="batch-zero"
+            {"model": "llama-9"}, r"^model must be 'custom' or a preset id such as toy-7b, got 'llama-9'$", id="model"
         ),
+        pytest.param({"gpu": "h100"}, r"^gpu must be 'custom' or a preset id such as toy-gpu, got 'h100'$", id="gpu"),
+        pytest.param({"eff": "mine"}, r"^eff must be one of auto, ideal, calibrated, got 'mine'$", id="eff"),
         pytest.param(
             {"prompt": "10", "cached": "11"},
-            r"^cached: cached_prompt_tokens must be a whole number >= 0 and <= 10, got 11$",
+            r"^cached must be a whole number from 0 to 10 tokens \(prompt\), got '11'$",
             id="cached>prompt",
         ),
         pytest.param(
             {"model": "custom", "params": "-1"},
-            r"^params: total_params must be >= 1,000 and <= 1e\+14, got -1.0$",
+            r"^params must be a number from 0.001 to 100,000 billion parameters, got '-1'$",
             id="custom-params",
         ),
-        pytest.param({"eff": "mine", "mbu": "1.5"}, r"^mbu must be >= 0.01 and <= 1, got 1.5$", id="mbu>1"),
+        pytest.param({"mbu": "1.5"}, r"^mbu must be a number from 0.01 to 1, got '1.5'$", id="mbu>1"),
+        pytest.param(
+            {"layers": "32"}, r"^layers, hidden, query_heads, kv_heads and head_dim must be given together", id="shape"
+        ),
+        # A value is echoed at most 40 characters long.
+        pytest.param({"out": "9" * 500}, r"^out must be .*, got '9{40}…'$", id="long-value"),
     ],
 )
 def test_from_flat_errors_name_the_key(flat: dict[str, str], message: str) -> None:
@@ -191,36 +202,18 @@ def test_from_flat_errors_name_the_key(flat: dict[str, str], message: str) -> No
         Scenario.from_flat(flat)
 
 
-def test_edited_preset_must_say_custom() -> None:
+def test_scenario_rejects_unknown_ids() -> None:
     edited = replace(presets.model("llama-3.1-8b"), total_params=8.1e9)
-    with pytest.raises(ValueError, match=r"^model 'llama-3.1-8b' differs from its preset: give it id 'custom'$"):
-        Scenario(model=edited)
-    with pytest.raises(ValueError, match=r"^gpu 'h100-sxm' differs from its preset"):
-        Scenario(gpu=replace(presets.gpu("h100-sxm"), memory_bytes=96e9))
+    assert Scenario(model=edited).model.total_params == 8.1e9  # an edited preset keeps its id
     with pytest.raises(ValueError, match=r"^model must be a preset id or 'custom', got 'my-model'$"):
         Scenario(model=replace(edited, id="my-model"))
-    # The same numbers under "custom" are fine.
-    assert Scenario(model=replace(edited, id="custom")).model.total_params == 8.1e9
+    with pytest.raises(ValueError, match=r"^gpu must be a preset id or 'custom', got 'h1000'$"):
+        Scenario(gpu=replace(presets.gpu("h100-sxm"), id="h1000"))
 
 
 def test_missing_keys_take_defaults() -> None:
     scenario = Scenario.from_flat({"batch": "8", "pout": "10"})
     assert scenario == Scenario(workload=Workload(batch_size=8), pricing=Pricing(output_usd_per_million_tokens=10))
-
-
-def test_custom_model_from_few_keys() -> None:
-    # Missing numbers come from the toy model; active defaults to total (a dense model).
-    model = Scenario.from_flat({"model": "custom", "params": "13e9"}).model
-    assert (model.id, model.name, model.total_params, model.active_params) == ("custom", "Custom model", 13e9, 13e9)
-    assert model.layers is None
-    gpu = Scenario.from_flat({"gpu": "custom", "bw": "1e12"}).gpu
-    # Toy GPU's 300 TFLOP/s kept, bandwidth replaced.
-    assert (gpu.id, gpu.name, gpu.memory_bandwidth_bytes_per_s, gpu.peak_flops_16bit_per_s) == (
-        "custom",
-        "Custom GPU",
-        1e12,
-        3e14,
-    )
 
 
 @pytest.mark.parametrize(
@@ -230,9 +223,10 @@ def test_custom_model_from_few_keys() -> None:
         ({"gpu": "toy-gpu"}, "ideal"),
         ({"gpu": "h100-sxm"}, "calibrated"),
         ({"gpu": "m2-ultra"}, "calibrated"),
-        ({"gpu": "custom", "bw": "1e12", "flops16": "1e14"}, "calibrated"),  # custom hardware is real hardware
+        ({"gpu": "custom", "bw": "1000", "flops16": "100"}, "calibrated"),  # custom hardware is real hardware
         ({"gpu": "h100-sxm", "eff": "ideal"}, "ideal"),
         ({"gpu": "toy-gpu", "eff": "calibrated"}, "calibrated"),
+        ({"gpu": "h100-sxm", "eff": "auto"}, "calibrated"),
     ],
 )
 def test_efficiency_defaults_by_gpu(flat: dict[str, str], label: str) -> None:
@@ -255,40 +249,29 @@ def test_direct_construction_defaults_efficiency_by_gpu() -> None:
     assert Scenario(gpu=presets.gpu("h100-sxm"), efficiency=IDEAL).efficiency == IDEAL
 
 
+BANDWIDTH = dict(inputs(type(presets.gpu("h100-sxm"))))["memory_bandwidth_bytes_per_s"]
+OVERHEAD = dict(inputs(type(IDEAL)))["step_overhead_s"]
+
+
 @pytest.mark.parametrize(
     ("value", "text"),
     [
-        (16, "16"),
-        (16.0, "16"),  # integral floats drop ".0"
-        (0.5, "0.5"),
-        (100_000, "100000"),
-        (1e5, "100000"),
-        (3.35e12, "3350000000000"),
-        (1e15, "1e15"),  # not "1e+15": a '+' in a URL query decodes to a space
-        (1e300, "1e300"),
-        (0.1, "0.1"),
-        (2.4e-05, "2.4e-05"),
-        (0.1 + 0.2, "0.30000000000000004"),  # 15 digits would say 0.3, which is another float
-        (1 / 3, "0.3333333333333333"),
-        (-2.5, "-2.5"),
+        (3.35e12, "3350"),  # bytes/s shown in GB/s
+        (1e15, "1000000"),
+        (1.5e9, "1.5"),
+        (2.039e12, "2039"),
+        (1e9 / 3, "0.3333333333333333"),
+        (1234567890123.0, "1234.567890123"),
     ],
 )
-def test_format_number(value: float, text: str) -> None:
-    assert format_number(value) == text
-    assert float(text) == value
+def test_flat_text_in_the_shown_unit_reads_back_exactly(value: float, text: str) -> None:
+    assert flat_text(BANDWIDTH, value) == text
+    assert si_from_text(BANDWIDTH, text) == value
 
 
-def test_format_number_never_writes_plus_for_large_values() -> None:
-    # 17 significant digits above 1e16, where repr() writes '1.2345678901234566e+17'.
-    value = 1.2345678901234566e17
-    assert repr(value) == "1.2345678901234566e+17"
-    assert format_number(value) == "1.2345678901234566e17"
-    assert float(format_number(value)) == value
-
-
-def test_parsers() -> None:
-    assert parse_float("bw", "1e12") == 1e12
-    assert parse_int("batch", "1e3") == 1000 and isinstance(parse_int("batch", "1e3"), int)
-    with pytest.raises(ValueError, match=r"^bw must be a finite number, got '-inf'$"):
-        parse_float("bw", "-inf")
-    assert math.isclose(parse_float("x", " 2.5 "), 2.5)
+@pytest.mark.parametrize(("value", "text"), [(2.5e-3, "2.5"), (1e-3, "1"), (14e-6, "0.014"), (0.1 + 0.2, None)])
+def test_flat_text_of_seconds_in_milliseconds(value: float, text: str | None) -> None:
+    written = flat_text(OVERHEAD, value)
+    if text is not None:
+        assert written == text
+    assert si_from_text(OVERHEAD, written) == value  # 0.30000000000000004 s too, exactly

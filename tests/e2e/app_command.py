@@ -14,7 +14,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-ENTRY = "app/streamlit_app.py"
+ENTRY = "streamlit_app.py"
 HEALTH_PATH = "/_stcore/health"
 
 # Everything after `streamlit` on both command lines, except --server.address/--server.port.

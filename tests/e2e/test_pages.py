@@ -149,25 +149,72 @@ def test_monthly_bill_shows_the_cost_per_reply_and_the_bill(page: Page) -> None:
 def test_the_lesson_reveals_the_reference_run(page: Page) -> None:
     open_page(page, "/lesson")
     expect(title(page)).to_contain_text("The lesson")
-    page.get_by_role("button", name="Reveal").click()
-    code = page.get_by_test_id("stCode")
+    page.get_by_text("Reveal the answers", exact=True).click()
+    expect(page).to_have_url(re.compile(r"[?&]reveal=true(&|$)"))  # the reveal travels in the link
+    code = page.get_by_test_id("stMain").get_by_test_id("stCode")
     expect(code.first).to_be_visible()
     for number in ("23.33 ms", "5621.7 ms", "24.31 ms", "99.3%", "3514.9 ms", "$525"):
         expect(code.first).to_contain_text(number)
     expect_no_exception(page)
 
 
-def test_sidebar_navigation_reaches_every_page(page: Page) -> None:
+def test_sidebar_navigation_reaches_every_page_with_its_own_tab_title(page: Page) -> None:
     open_page(page, "/")
+    type_number(page, "Output tokens", 800)
+    expect(page).to_have_url(re.compile(r"[?&]out=800(&|$)"))
     nav = page.get_by_test_id("stSidebarNav")
     for name, path in PAGES.items():
         nav.get_by_role("link", name=name).click()
         expect(title(page)).to_contain_text(name)
+        expect(page).to_have_title(f"{name} · LLM serving cost")
         expected_path = re.escape(path) + r"(\?|$)" if path != "/" else r":\d+/(\?|$)"
         expect(page).to_have_url(re.compile(expected_path))
+        # Switching pages keeps the scenario in the address bar.
+        expect(page).to_have_url(re.compile(r"[?&]out=800(&|$)"))
         expect_no_exception(page)
-    # Switching pages keeps the scenario in the address bar.
-    expect(page).to_have_url(re.compile(r"out=500"))
+
+
+def test_back_and_forward_move_one_page_at_a_time(page: Page) -> None:
+    open_page(page, "/")
+    nav = page.get_by_test_id("stSidebarNav")
+    for name in ("Roofline & batching", "Monthly bill"):
+        nav.get_by_role("link", name=name).click()
+        expect(title(page)).to_contain_text(name)
+    # Editing inputs replaces the current history entry rather than adding one.
+    type_number(page, "Output tokens", 900)
+    expect(page).to_have_url(re.compile(r"/bill\?out=900$"))
+    page.get_by_role("spinbutton", name="Short reply (output tokens)").fill("70")
+    page.get_by_role("spinbutton", name="Short reply (output tokens)").press("Enter")
+    expect(page).to_have_url(re.compile(r"short=70"))
+    page.go_back()
+    expect(title(page)).to_contain_text("Roofline & batching")
+    page.go_back()
+    expect(title(page)).to_contain_text("Overview")
+    page.go_forward()
+    expect(title(page)).to_contain_text("Roofline & batching")
+    page.go_forward()
+    expect(title(page)).to_contain_text("Monthly bill")
+    expect(page.get_by_role("spinbutton", name="Short reply (output tokens)")).to_have_value("70")
+    expect_no_exception(page)
+
+
+def test_the_share_box_gives_an_absolute_link_to_this_page_and_view(
+    page: Page, new_context: Callable[..., BrowserContext]
+) -> None:
+    open_page(page, "/latency?model=llama-3.1-8b&gpu=h100-sxm&seed=7")
+    type_number(page, "Output tokens", 300)
+    expect(metric(page, "TPOT, model")).not_to_have_text("7.00 ms")
+    page.get_by_test_id("stSidebar").get_by_text("Share or save this scenario").click()
+    box = page.get_by_test_id("stSidebar").get_by_test_id("stCode")
+    expect(box).to_contain_text("/latency?")
+    link = box.inner_text().strip()
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/latency\?\S+", link), link
+    assert {"model=llama-3.1-8b", "gpu=h100-sxm", "out=300", "seed=7"} <= set(link.split("?")[1].split("&")), link
+    fresh = new_context().new_page()
+    open_page(fresh, link)
+    expect(title(fresh)).to_contain_text("Latency line")
+    for label in ("TPOT, model", "TTFT, model", "TPOT, fitted (slope)"):
+        expect(metric(fresh, label)).to_have_text(metric(page, label).inner_text())
 
 
 # --- the URL is the scenario -----------------------------------------------------------

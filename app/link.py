@@ -1,0 +1,118 @@
+"""The link: read once per session (leniently, with warnings), and the share box.
+
+Writing the address bar is Streamlit's job (every input is bound: `app.inputs`). What
+bind cannot do is warn: it drops a malformed value and resets an out-of-range one to
+the default without a word, and it cannot repair a combination (cached prompt tokens
+above the prompt). So on a session's first run, before any widget binds, the query
+string goes through core's lenient reader (`core.flat.read_flat`): unknown keys and
+unreadable values are dropped, numbers are clamped, combinations repaired, each with a
+warning naming the parameter and its range. When that changed anything, the cleaned
+query is written back and the script reruns at once: bind seeds widgets from the query
+of the run they first appear in, so they start from the cleaned values, and the address
+bar shows them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from app.page_inputs import BY_KEY
+from app.safe import plain
+from core.fields import flat_text
+from core.flat import SKIP, flat_of_json, lenient_value, read_flat
+from core.scenario import Scenario
+
+MAX_JSON_BYTES = 64 * 1024
+_READ = "app_link_read"
+_NOTICES = "app_link_notices"  # (warnings, the scenario they describe)
+
+
+def read_page_inputs(raw: Mapping[str, str], warnings: list[str]) -> dict[str, str]:
+    """The pages' own parameters, cleaned like the scenario's (defaults left out)."""
+    clean: dict[str, str] = {}
+    for key, described in BY_KEY.items():
+        if key not in raw:
+            continue
+        value = lenient_value(described, str(raw[key])[:64], warnings)
+        if value is not SKIP and value != described.default and value is not None:
+            clean[key] = flat_text(described, value)
+    return clean
+
+
+def clean_link(raw: Mapping[str, str]) -> tuple[dict[str, str], Scenario, list[str]]:
+    """Pure: any query → (the cleaned query, the scenario it holds, one warning per problem)."""
+    flat, scenario, warnings = read_flat(raw, Scenario, other_keys=BY_KEY)
+    pages = read_page_inputs(raw, warnings)
+    return {**flat, **pages}, scenario, warnings
+
+
+def read_once() -> None:
+    """First run of a session: clean the address bar's query before any widget binds to it."""
+    if st.session_state.get(_READ):
+        return
+    st.session_state[_READ] = True
+    raw = st.query_params.to_dict()
+    clean, scenario, warnings = clean_link(raw)
+    st.session_state[_NOTICES] = (tuple(warnings), scenario)
+    if clean != raw:
+        st.query_params.from_dict(clean)
+        st.rerun()  # no widget has bound yet: the next run seeds them all from the cleaned query
+
+
+def note(scenario: Scenario, warnings: list[str]) -> None:
+    """Remember a loaded file's warnings; they show until the scenario is changed."""
+    st.session_state[_NOTICES] = (tuple(warnings), scenario)
+
+
+def show_warnings(current: Scenario) -> None:
+    warnings, loaded = st.session_state.get(_NOTICES, ((), None))
+    if warnings and loaded == current:
+        for text in warnings:
+            st.warning(plain(text, 300), icon=":material/link_off:")
+
+
+def parse_json(data: bytes) -> tuple[dict[str, str] | None, Scenario | None, list[str]]:
+    """A downloaded scenario file → (cleaned flat form, Scenario, warnings), or (None, None, [why])."""
+    if len(data) > MAX_JSON_BYTES:
+        return None, None, [f"The file is {len(data):,} bytes; a scenario file is under {MAX_JSON_BYTES:,}."]
+    if not data.strip():
+        return None, None, ["The file is empty: download a scenario with 'Download scenario (JSON)'."]
+    try:
+        obj = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, RecursionError):
+        return None, None, ["The file is not JSON: download a scenario with 'Download scenario (JSON)'."]
+    if not isinstance(obj, dict):
+        return None, None, ["The file must hold one JSON object of parameter: value pairs."]
+    flat, warnings = flat_of_json(obj)
+    clean, scenario, more = clean_link(flat)
+    return clean, scenario, warnings + more
+
+
+def share_query(scenario: Scenario, page_values: Mapping[str, object]) -> str:
+    """`?model=…&out=1000`: the scenario's short form and every page input that is not its default."""
+    query = scenario.to_flat(minimal=True)
+    for key, value in page_values.items():
+        described = BY_KEY[key]
+        if value is not None and value != described.default:
+            query[key] = flat_text(described, value)  # type: ignore[arg-type]
+    return "?" + urlencode(query) if query else ""
+
+
+def share_box(scenario: Scenario, page_path: str) -> None:
+    """The absolute link to this page and view (`page_path` where the request's URL is unknown), and the JSON."""
+    page_values = {key: st.session_state.get(key) for key in BY_KEY}
+    url = (st.context.url or page_path) + share_query(scenario, page_values)
+    st.caption("Link to this exact page and view (copy button at the right of the box):")
+    st.code(url, language=None, wrap_lines=True)
+    st.download_button(
+        "Download scenario (JSON)",
+        json.dumps(scenario.to_flat(), indent=2),
+        file_name="scenario.json",
+        mime="application/json",
+        icon=":material/download:",
+        on_click="ignore",
+    )

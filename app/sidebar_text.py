@@ -1,0 +1,68 @@
+"""The sidebar's words, without Streamlit: preset labels and sources, and the notes under inputs."""
+
+from __future__ import annotations
+
+import math
+
+from app import formatting
+from app.safe import plain
+from core import presets
+from core.memory import MemoryPlan
+from core.scenario import Scenario
+from core.specs import CUSTOM_ID
+
+EFFICIENCY_LABELS = {  # captions under the radio's options (the options themselves travel in the link)
+    "auto": "ideal on the lesson's toy GPU, calibrated on real ones",
+    "ideal": "the lesson's physics: datasheet peaks, nothing added",
+    "calibrated": "matches published measurements of real servers",
+}
+WEIGHT_FORMATS = {16: "fp16 / bf16", 8: "fp8 / int8", 4.5: "int4 with group scales (AWQ, GPTQ), MXFP4", 4: "NVFP4"}
+
+
+def preset_label(kind: str, chosen: str) -> str:
+    """What the model or GPU select shows: the preset's own name (its id goes in the tooltip)."""
+    if chosen == CUSTOM_ID:
+        return "Custom: from scratch, edit the numbers"
+    return presets.model(chosen).name if kind == "model" else presets.gpu(chosen).name
+
+
+def provenance(kind: str, chosen: str) -> str:
+    """The select's tooltip: the preset's id and where its numbers come from (escaped: sources hold '*')."""
+    if chosen == CUSTOM_ID:
+        return "Custom: your own numbers, under 'Edit the numbers'."
+    known = presets.model_presets() if kind == "model" else presets.gpu_presets()
+    source = known[chosen].provenance
+    estimated = " Compute figures estimated: the vendor publishes none." if source.estimated else ""
+    where = f"Preset id `{chosen}` (`{kind}={chosen}` in a link)."
+    return f"{where}\n\n" + plain(f"Source (checked {source.as_of}): {source.source}. {source.notes}{estimated}", 1500)
+
+
+def bits_note(bits: float) -> str:
+    """'8 bits: fp8 / int8' — what a width usually is."""
+    known = WEIGHT_FORMATS.get(bits)
+    return f"{bits:g} bits per weight" + (f": {known}." if known else ".")
+
+
+def traffic_note(replies_per_day: float | None, days_per_month: int | None) -> str | None:
+    """The traffic in words, with thousands separators (a number input cannot show them)."""
+    if replies_per_day is None or days_per_month is None:
+        return None
+    return (
+        f"{formatting.count(replies_per_day)} replies a day × {days_per_month} days = "
+        f"{formatting.count(replies_per_day * days_per_month)} a month."
+    )
+
+
+def memory_warning(scenario: Scenario, plan: MemoryPlan) -> str | None:
+    """What to change when weights + KV cache do not fit, or None when they do."""
+    if plan.fits:
+        return None
+    per_gpu = scenario.gpu.memory_bytes
+    needed = math.ceil(plan.required_bytes / per_gpu)
+    fit = plan.max_batch_that_fits
+    batch = f" At most {fit:,} sequences fit." if fit else ""
+    return (
+        f"Weights + KV cache need {formatting.gigabytes(plan.required_bytes)} but {scenario.workload.gpu_count} ×"
+        f" {formatting.gigabytes(per_gpu)} = {formatting.gigabytes(plan.available_bytes)}.{batch} Use at least"
+        f" {needed:,} GPUs, fewer bits per weight, or a smaller batch."
+    )

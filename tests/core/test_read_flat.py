@@ -1,0 +1,216 @@
+"""The lenient flat reader (core.flat.read_flat): links come from strangers, so it never raises."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core import presets
+from core.efficiency import CALIBRATED, IDEAL
+from core.flat import FLAT_KEYS, MAX_KEYS, read_flat
+from core.scenario import Scenario
+from core.specs import Pricing, Workload
+
+LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
+# Values a hostile or careless link carries; the property test below draws from these and from any text.
+HOSTILE = (
+    "abc",
+    "",
+    " ",
+    "NaN",
+    "inf",
+    "-inf",
+    "1e308",
+    "-1e308",
+    "1e400",
+    "-1",
+    "--5",
+    "0x10",
+    "1,5",
+    "7000000000.123456",
+    "<script>alert(1)</script>",
+    "[x](javascript:alert(1))",
+    ":red[boom]",
+    "$x$",
+    "x" * 10_000,
+    "\x00\n\t",
+    "\u202egnp.exe",
+)
+
+
+def read(flat: dict[str, str]) -> tuple[Scenario, list[str]]:
+    _, scenario, warnings = read_flat(flat, Scenario)
+    return scenario, warnings
+
+
+def edited_scenario() -> Scenario:
+    """Mixtral edited, an H100 edited, calibrated edited, and every workload and price set."""
+    model = replace(presets.model("mixtral-8x7b"), name="My MoE (v2)", total_params=47e9)
+    gpu = replace(presets.gpu("h100-sxm"), name="H100 at 3.5 TB/s", memory_bandwidth_bytes_per_s=3.5e12)
+    return Scenario(
+        model=model,
+        gpu=gpu,
+        efficiency=replace(CALIBRATED, mbu=0.7, step_overhead_s=0.003),
+        workload=Workload(prompt_tokens=4000, output_tokens=800, batch_size=32, cached_prompt_tokens=1000, gpu_count=4),
+        pricing=Pricing(2.5, 1.25, 10.0, 12_345, 31),
+    )
+
+
+ROUND_TRIP = [
+    Scenario.lesson(),
+    Scenario.from_flat(LLAMA_70B_FP8),
+    Scenario.from_flat({"model": "deepseek-v3", "gpu": "mi300x", "gpus": "8", "wbits": "4.5", "kvbits": "8"}),
+    edited_scenario(),
+]
+
+
+@pytest.mark.parametrize("scenario", ROUND_TRIP, ids=["lesson", "llama70b-fp8", "deepseek-int4", "edited"])
+def test_a_valid_link_reads_back_exactly_without_a_warning(scenario: Scenario) -> None:
+    for form in (scenario.to_flat(), scenario.to_flat(minimal=True)):
+        clean, parsed, warnings = read_flat(form, Scenario)
+        assert (parsed, warnings) == (scenario, [])
+        assert clean == scenario.to_flat(minimal=True)  # the cleaned link is the short form
+
+
+def test_an_empty_link_is_the_lesson() -> None:
+    assert read_flat({}, Scenario) == ({}, Scenario.lesson(), [])
+
+
+@pytest.mark.parametrize(
+    ("flat", "field", "expected", "allowed"),
+    [
+        # Each bound is the field's own (core/specs.py), in the unit the link carries.
+        ({"prompt": "1e308"}, ("workload", "prompt_tokens"), 10_000_000, "1 to 10,000,000 tokens"),
+        ({"out": "0"}, ("workload", "output_tokens"), 1, "1 to 1,000,000 tokens"),
+        ({"out": "1e400"}, ("workload", "output_tokens"), 1_000_000, "1 to 1,000,000 tokens"),
+        ({"batch": "5000000"}, ("workload", "batch_size"), 1_000_000, "1 to 1,000,000 requests"),
+        ({"gpus": "-3"}, ("workload", "gpu_count"), 1, "1 to 1,024 GPUs"),
+        ({"pin": "-1"}, ("pricing", "input_usd_per_million_tokens"), 0.0, "0 to 10,000 USD"),
+        ({"pout": "50000"}, ("pricing", "output_usd_per_million_tokens"), 1e4, "0 to 10,000 USD"),
+        ({"days": "99"}, ("pricing", "days_per_month"), 31, "1 to 31 days"),
+        ({"wbits": "0"}, ("precision", "weight_bits"), 1.0, "1 to 32 bits"),
+        # 7e9 billion parameters is not 7e9 parameters: the link carries billions.
+        ({"params": "7000000000.123456"}, ("model", "total_params"), 1e14, "0.001 to 100,000 billion parameters"),
+        ({"allreduce": "1e9"}, ("efficiency", "allreduce_latency_s"), 0.1, "0 to 100,000 µs"),
+    ],
+)
+def test_out_of_range_values_are_clamped_with_a_warning_naming_the_key(flat, field, expected, allowed) -> None:
+    scenario, warnings = read(flat)
+    assert getattr(getattr(scenario, field[0]), field[1]) == expected
+    assert len(warnings) == 1
+    assert warnings[0].startswith(next(iter(flat))) and allowed in warnings[0]
+
+
+def test_many_bad_values_each_keep_their_warning() -> None:
+    # Issue 11: a 12+-digit value once silenced every other warning about the link.
+    scenario, warnings = read({"out": "1e400", "model": "custom", "params": "7000000000.123456", "eff": "x"})
+    assert [w.split("=")[0].split(" ")[-1] for w in warnings] == ["params", "eff", "out"]  # in the link's order
+    assert scenario.workload.output_tokens == 1_000_000
+
+
+def test_a_fraction_where_a_count_is_needed_is_rounded_with_a_warning() -> None:
+    scenario, warnings = read({"replies": "1.5", "out": "499.6"})
+    assert scenario.pricing.replies_per_day == 2 and scenario.workload.output_tokens == 500
+    assert len(warnings) == 2 and "whole number" in warnings[0]
+
+
+def test_cross_field_limits_are_clamped_to_the_field_they_depend_on() -> None:
+    # cached ≤ prompt (default prompt 200), active ≤ total (70 billion), KV heads ≤ query heads (64).
+    flat = {
+        "cached": "500",
+        "model": "custom",
+        "params": "70",
+        "active": "80",
+        "layers": "80",
+        "hidden": "8192",
+        "qheads": "64",
+        "kvheads": "65",
+        "headdim": "128",
+    }
+    scenario, warnings = read(flat)
+    assert scenario.workload.cached_prompt_tokens == 200
+    assert scenario.model.active_params == 70e9
+    assert scenario.model.kv_heads == 64
+    assert len(warnings) == 3
+    assert "cached exceeds prompt (200): using 200." in warnings
+
+
+def test_a_section_core_rejects_falls_back_to_its_base_alone() -> None:
+    # Layers without the rest of the attention shape: the model section is dropped, the rest kept.
+    scenario, warnings = read({"model": "custom", "layers": "80", "out": "1000"})
+    assert scenario.model == presets.custom_model()
+    assert scenario.workload.output_tokens == 1000
+    assert len(warnings) == 1 and "model settings" in warnings[0]
+
+
+def test_numbers_beside_a_preset_are_edits_of_it() -> None:
+    scenario, warnings = read({"gpu": "h100-sxm", "bw": "5000", "mname": "x"})
+    assert warnings == []
+    assert scenario.gpu == replace(presets.gpu("h100-sxm"), memory_bandwidth_bytes_per_s=5e12)
+    assert scenario.model == replace(presets.model(presets.TOY_MODEL_ID), name="x")
+
+
+def test_unknown_preset_ids_fall_back_to_the_lesson() -> None:
+    scenario, warnings = read({"model": "gpt-17", "gpu": "h100-sxm"})
+    assert scenario.model.id == presets.TOY_MODEL_ID and scenario.gpu.id == "h100-sxm"
+    assert len(warnings) == 1 and "gpt-17" in warnings[0]
+
+
+def test_efficiency_numbers_are_edits_of_the_named_set() -> None:
+    scenario, warnings = read({"eff": "ideal", "mbu": "0.5"})
+    assert scenario.efficiency == replace(IDEAL, mbu=0.5) and warnings == []  # MFU and overheads stay ideal's
+    assert read({"gpu": "h100-sxm"})[0].efficiency == CALIBRATED
+    assert read({})[0].efficiency == IDEAL
+
+
+def test_many_unknown_keys_are_one_warning() -> None:
+    scenario, warnings = read({f"junk{i}": "1" for i in range(1000)})
+    assert scenario == Scenario.lesson()
+    assert len(warnings) == 1 and f"and {MAX_KEYS - 5} more" in warnings[0]  # only the first MAX_KEYS are read
+
+
+def test_keys_the_caller_reads_itself_are_not_unknown() -> None:
+    _, _, warnings = read_flat({"seed": "7", "junk": "1"}, Scenario, other_keys={"seed"})
+    assert warnings == ["Ignored unknown parameter(s): junk."]
+
+
+def test_a_name_keeps_only_plain_characters() -> None:
+    scenario, warnings = read({"model": "custom", "mname": "<b>Big</b> [model](x) v2 \u202e"})
+    assert scenario.model.name == "bBig/b model(x) v2"
+    assert len(warnings) == 1
+
+
+def test_a_long_value_is_ignored_and_not_echoed() -> None:
+    scenario, warnings = read({"out": "9" * 10_000})
+    assert scenario.workload.output_tokens == 500
+    assert warnings == ["Ignored out: its value is 10,000 characters long."]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from([*FLAT_KEYS, "zzz"]),
+        st.sampled_from(HOSTILE) | st.text(max_size=30) | st.floats().map(repr) | st.integers().map(str),
+        max_size=12,
+    )
+)
+def test_any_link_gives_a_valid_scenario_and_warnings_that_name_the_key(flat: dict[str, str]) -> None:
+    clean, scenario, warnings = read_flat(flat, Scenario)
+    assert isinstance(scenario, Scenario)
+    for text in warnings:
+        assert isinstance(text, str) and len(text) < 400  # a 10,000-character value is not repeated back
+        assert all(c.isprintable() for c in text)
+    # Every value the strict reader rejects on its own is named in a warning (or its whole section is).
+    joined = " ".join(warnings)
+    for key, value in flat.items():
+        if key == "zzz":
+            continue
+        try:
+            Scenario.from_flat({key: value})
+        except ValueError:
+            assert key in joined or "settings:" in joined, (key, value, warnings)
+    # What the app writes back reads cleanly: the same scenario, no warning.
+    assert read_flat(clean, Scenario) == (clean, scenario, [])
