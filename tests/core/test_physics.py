@@ -139,6 +139,26 @@ def test_cached_prompt_tokens_skip_prefill_maths():
     assert everything.flops == 2 * 7e9  # one token is still computed to emit the first output
 
 
+def test_prefill_reads_a_cached_prefix_once():
+    # Llama 3.1 8B on one H100, ideal: a 100,000-token prompt with 99,990 cached (issue 8).
+    # The pass reads the weights, reads the cached prefix's KV and writes the 10 new tokens'
+    # KV: the prompt's cache once, never the prefix twice.
+    #   weights 8.03e9 × 2 B = 16.06 GB; KV 100,000 × 131,072 B = 13.1072 GB
+    #   memory (16.06e9 + 13.1072e9) / 3.35e12 = 29.1672e9 / 3.35e12 = 8.7066 ms
+    #   maths 2 × 8.03e9 × 10 = 0.1606 TFLOP + attention 4 × 32 × 128 × 32 layers
+    #     × (99,991 + ... + 100,000 = 999,955) = 0.5243 TFLOP → 0.685 TFLOP / 989.5e12 = 0.69 ms
+    #   → memory-bound, TTFT 8.71 ms (it was 12.62 ms with the prefix counted twice)
+    llama8b, m = presets.model("llama-3.1-8b"), machine("h100-sxm")
+    step = prefill(llama8b, FP16, m, 100_000, cached_tokens=99_990)
+    assert step.bytes_moved == 16.06e9 + 100_000 * 131_072
+    assert step.flops == pytest.approx(2 * 8.03e9 * 10 + 4 * 32 * 128 * 32 * 999_955, rel=1e-12)
+    assert step.bound == "memory"
+    assert step.time_s == pytest.approx(29.1672e9 / 3.35e12, rel=1e-12)
+    assert f"{step.time_s * 1e3:.2f}" == "8.71"
+    # Nothing cached: the same cache, now all written; only the maths changes.
+    assert prefill(llama8b, FP16, m, 100_000).bytes_moved == step.bytes_moved
+
+
 def test_batch_prefill_multiplies_the_tokens():
     toy, m = presets.model("toy-7b"), machine()
     # 8 sequences × 200 tokens × 14e9 FLOP / 300e12 = 74.67 ms
