@@ -62,16 +62,25 @@ def kv_bytes_per_token(model: Model, precision: Precision) -> float:
     return kv_bytes_per_token_per_layer(model, precision) * (model.layers or 0)
 
 
+def kv_token_layers(model: Model, context_tokens: Quantity) -> Quantity:
+    """Σ over layers of the tokens each layer caches (and attends over) at `context_tokens`.
+
+    Full-attention layers keep every token; sliding-window layers at most their window.
+    Example: gpt-oss-20b (12 full layers, 12 with a 128-token window) at 10,000 tokens →
+    12 × 10,000 + 12 × 128 = 121,536. No attention shape: 0.
+    """
+    attended = model.full_attention_layers * context_tokens
+    if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
+        attended = attended + model.sliding_window_layers * minimum(context_tokens, model.sliding_window_tokens)
+    return attended
+
+
 def kv_cache_bytes(model: Model, precision: Precision, context_tokens: Quantity, sequences: Quantity = 1) -> Quantity:
     """KV cache held for `sequences` sequences of `context_tokens` tokens each.
 
     Sliding-window layers keep at most their window; full-attention layers keep everything.
     """
-    per_layer = kv_bytes_per_token_per_layer(model, precision)
-    attended = model.full_attention_layers * context_tokens
-    if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
-        attended = attended + model.sliding_window_layers * minimum(context_tokens, model.sliding_window_tokens)
-    return per_layer * attended * sequences
+    return kv_bytes_per_token_per_layer(model, precision) * kv_token_layers(model, context_tokens) * sequences
 
 
 @dataclass(frozen=True, slots=True)

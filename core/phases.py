@@ -6,8 +6,10 @@ which defines TTFT and TPOT as here.
 
 FLOPs per token are 2 × active parameters (one multiply and one add per weight) plus
 attention over the context, 4 × query_heads × head_dim per attended token per layer
-(QKᵀ and the weighted sum of V). The toy model has no attention shape, so attention and
-the KV cache cost nothing, exactly as in the lesson.
+(QKᵀ and the weighted sum of V). Multi-head latent attention costs more per attended token
+in decode, where engines attend over the latent itself (see `specs._attention_widths`).
+The toy model has no attention shape, so attention and the KV cache cost nothing, exactly
+as in the lesson.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 from core.arraymath import Quantity, clip, minimum
-from core.memory import kv_cache_bytes, weight_bytes_read
+from core.memory import kv_cache_bytes, kv_token_layers, weight_bytes_read
 from core.parallel import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Machine, allreduce_time_s
 from core.roofline import Bound, arithmetic_intensity_flop_per_byte, bound
 from core.specs import Model, Precision
@@ -47,19 +49,18 @@ class Step:
 
 
 def attention_flops_per_token(model: Model, context_tokens: Quantity) -> Quantity:
-    """Attention FLOPs for one new token attending over `context_tokens` tokens (itself included).
+    """Attention FLOPs for one decoded token attending over `context_tokens` tokens (itself included).
 
     4 × query_heads × head_dim × attended tokens, summed over layers; sliding-window
     layers attend over at most their window. Example: Llama 3.1 8B (32 layers, 32 × 128)
     at 1,000 tokens → 4 × 4096 × 1000 × 32 = 0.52 GFLOP, against 16 GFLOP for its weights.
+    Multi-head latent attention decodes in the absorbed form, every head against the
+    latent: DeepSeek-V3 at 32,768 tokens → 2 × 128 × (2 × 512 + 64) × 32,768 × 61 =
+    0.557 TFLOP, 4.25× what 4 × 128 × 128 per token would count.
     """
     if not model.has_attention_shape:
         return context_tokens * 0.0
-    width = 4.0 * (model.query_heads or 0) * (model.head_dim or 0)
-    attended = model.full_attention_layers * context_tokens
-    if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
-        attended = attended + model.sliding_window_layers * minimum(context_tokens, model.sliding_window_tokens)
-    return width * attended
+    return model.decode_attention_flops_per_token_layer * kv_token_layers(model, context_tokens)
 
 
 def _sum_capped(first: int, last: int, cap: int | None = None) -> float:
@@ -73,16 +74,28 @@ def _sum_capped(first: int, last: int, cap: int | None = None) -> float:
 
 
 def prefill_attention_flops(model: Model, cached_tokens: int, prompt_tokens: int) -> float:
-    """Attention FLOPs to prefill prompt positions cached+1..prompt, each attending over its prefix."""
+    """Attention FLOPs to prefill prompt positions cached+1..prompt, each attending over its prefix.
+
+    Ordinary attention: 4 × query_heads × head_dim per attended token per layer. Multi-head
+    latent attention: the cheaper of its two forms for this pass — expanded (per-head K and
+    V: 81,920 per attended token per layer for DeepSeek-V3, plus 33.6 MFLOP to expand each
+    cached latent) or absorbed (278,528, nothing to expand). A fresh prompt always expands
+    (vLLM and SGLang do); a long cached prefix with a few new tokens is cheaper absorbed,
+    which SGLang picks (vLLM expands every prefill). Example: DeepSeek-V3, 1,000 new tokens,
+    nothing cached → 81,920 × 61 × (1 + ... + 1000 = 500,500) = 2.50 TFLOP.
+    """
     if not model.has_attention_shape:
         return 0.0
-    width = 4.0 * (model.query_heads or 0) * (model.head_dim or 0)
     attended = model.full_attention_layers * _sum_capped(cached_tokens + 1, prompt_tokens)
     if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
         attended += model.sliding_window_layers * _sum_capped(
             cached_tokens + 1, prompt_tokens, model.sliding_window_tokens
         )
-    return width * attended
+    expanded = model.prefill_attention_flops_per_token_layer * attended
+    if model.kv_latent_dim is None:
+        return expanded
+    expanded += model.latent_expansion_flops_per_token_layer * float(kv_token_layers(model, cached_tokens))
+    return min(expanded, model.decode_attention_flops_per_token_layer * attended)
 
 
 def _tensor_parallel_time_s(model: Model, machine: Machine, tokens: Quantity) -> Quantity:

@@ -42,6 +42,7 @@ _MODEL_OPTIONAL = _SHAPE | {
     "experts",
     "experts_per_token",
     "kv_latent_dim",
+    "kv_latent_rope_dim",
     "sliding_window_tokens",
     "sliding_window_layers",
     "notes",
@@ -137,6 +138,7 @@ def parse_model(entry: dict[str, Any]) -> ModelPreset:
                     "kv_latent_dim",
                     "sliding_window_tokens",
                     "sliding_window_layers",
+                    "kv_latent_rope_dim",
                 )
             },
         )

@@ -62,6 +62,7 @@ _MODEL_KEYS: dict[str, tuple[str, bool]] = {
     "experts": ("experts", True),
     "topk": ("experts_per_token", True),
     "kvlatent": ("kv_latent_dim", True),
+    "kvrope": ("kv_latent_rope_dim", True),
     "swa": ("sliding_window_tokens", True),
     "swalayers": ("sliding_window_layers", True),
 }

@@ -54,6 +54,11 @@ class Model:
     nothing: the lesson's toy model. Mixture-of-experts models give `experts` and
     `experts_per_token`; the split between shared and expert weights then follows from
     total and active parameters.
+
+    Multi-head latent attention (DeepSeek-V2/V3) gives `kv_latent_dim`, the cached latent
+    per token per layer (kv_lora_rank + qk_rope_head_dim = 512 + 64 = 576), and
+    `kv_latent_rope_dim`, the part of it that is the shared RoPE key (64). `head_dim`
+    then stands for both qk_nope_head_dim and v_head_dim (128 and 128 in DeepSeek-V3).
     """
 
     id: str
@@ -71,6 +76,9 @@ class Model:
     kv_latent_dim: int | None = None
     sliding_window_tokens: int | None = None
     sliding_window_layers: int | None = None
+    # Of kv_latent_dim, the elements that are the decoupled RoPE key shared by every head
+    # (DeepSeek-V3: 64 of 576); None reads as 0. Added last so positional use keeps its meaning.
+    kv_latent_rope_dim: int | None = None
     # Derived once on construction (every estimate reads them many times); not part of equality.
     has_attention_shape: bool = field(init=False, repr=False, compare=False)
     is_moe: bool = field(init=False, repr=False, compare=False)
@@ -81,6 +89,11 @@ class Model:
     params_per_expert: float = field(init=False, repr=False, compare=False)
     # Weights every token reads (attention, embeddings, shared experts, dense layers).
     shared_params: float = field(init=False, repr=False, compare=False)
+    # Attention FLOPs per attended token per layer for one query token: see core.phases.
+    decode_attention_flops_per_token_layer: float = field(init=False, repr=False, compare=False)
+    prefill_attention_flops_per_token_layer: float = field(init=False, repr=False, compare=False)
+    # MLA only: expanding one cached latent into every head's K and V (a prefill that expands).
+    latent_expansion_flops_per_token_layer: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._validate()
@@ -120,6 +133,9 @@ class Model:
         if self.layers is None and (self.kv_latent_dim is not None or self.sliding_window_tokens is not None):
             raise ValueError("kv_latent_dim and sliding windows need the attention shape (layers, heads, head_dim)")
         check_optional_int("kv_latent_dim", self.kv_latent_dim, 1, 1_000_000)
+        if self.kv_latent_rope_dim is not None and self.kv_latent_dim is None:
+            raise ValueError("kv_latent_rope_dim needs kv_latent_dim (it is part of the latent)")
+        check_optional_int("kv_latent_rope_dim", self.kv_latent_rope_dim, 0, (self.kv_latent_dim or 1) - 1)
         if (self.sliding_window_tokens is None) != (self.sliding_window_layers is None):
             raise ValueError("sliding_window_tokens and sliding_window_layers must be given together")
         check_optional_int("sliding_window_tokens", self.sliding_window_tokens, 1, 100_000_000)
@@ -141,12 +157,46 @@ def _model_derived(model: Model) -> dict[str, object]:
         else 0.0
     )
     return {
+        **_attention_widths(model),
         "has_attention_shape": shaped,
         "is_moe": moe,
         "kv_elements_per_token_per_layer": kv_elements,
         "full_attention_layers": (model.layers or 0) - (model.sliding_window_layers or 0),
         "params_per_expert": per_expert,
         "shared_params": model.active_params - (model.experts_per_token or 0) * per_expert,
+    }
+
+
+def _attention_widths(model: Model) -> dict[str, float]:
+    """FLOPs per attended token per layer, for one query token; the expansion cost of MLA.
+
+    Ordinary attention: QKᵀ and the weighted sum of V, 2 × heads × head_dim each →
+    4 × heads × head_dim, in decode and prefill alike. Multi-head latent attention, with
+    latent r + ρ (ρ the RoPE part) and H query heads, runs in one of two forms (DeepSeek-V2
+    paper, §2.1.3 and appendix; vLLM's `mla_attention` calls them data-movement friendly
+    and compute friendly):
+    - absorbed (decode): W_UK and W_UV fold into the query and output projections, so every
+      head attends over the cached latent itself: QKᵀ 2H(r + ρ), V 2Hr → 2H(2r + ρ).
+      DeepSeek-V3: 2 × 128 × (1024 + 64) = 278,528, 4.25× the 65,536 of 4 × 128 × 128.
+    - expanded (prefill): the latent is up-projected to per-head K (head_dim + ρ) and V
+      (head_dim): 2H(head_dim + ρ) + 2H·head_dim = 81,920; a cached prefix must first be
+      expanded, 2 × r × H × 2·head_dim = 33.6 MFLOP per cached token per layer (the new
+      tokens' expansion is inside 2 × active parameters).
+    """
+    h, d = model.query_heads or 0, model.head_dim or 0
+    ordinary = 4.0 * h * d
+    if model.kv_latent_dim is None:
+        return {
+            "decode_attention_flops_per_token_layer": ordinary,
+            "prefill_attention_flops_per_token_layer": ordinary,
+            "latent_expansion_flops_per_token_layer": 0.0,
+        }
+    rope = model.kv_latent_rope_dim or 0
+    rank = model.kv_latent_dim - rope
+    return {
+        "decode_attention_flops_per_token_layer": 2.0 * h * (2 * rank + rope),
+        "prefill_attention_flops_per_token_layer": ordinary + 2.0 * h * rope,
+        "latent_expansion_flops_per_token_layer": 4.0 * rank * h * d,
     }
 
 

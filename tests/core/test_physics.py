@@ -54,6 +54,48 @@ def test_latent_attention_caches_the_compressed_vector():
     assert kv_bytes_per_token(deepseek, FP16) == 70_272
 
 
+def test_latent_attention_flops_absorbed_in_decode():
+    # DeepSeek-V3: 128 query heads, latent 576 = kv_lora_rank 512 + RoPE 64, head_dim 128
+    # (config_671B.json). Decode attends every head over the latent itself (weights absorbed):
+    #   QKᵀ 2 × 128 × (512 + 64) = 147,456 + weighted V 2 × 128 × 512 = 131,072 → 278,528
+    # per attended token per layer; the ordinary 4 × 128 × 128 = 65,536 undercounts 4.25×.
+    deepseek = presets.model("deepseek-v3")
+    assert deepseek.decode_attention_flops_per_token_layer == 278_528
+    # 32k context: 278,528 × 61 layers × 32,768 tokens = 0.5567 TFLOP per decoded token
+    assert attention_flops_per_token(deepseek, 32_768) == 278_528 * 61 * 32_768
+    assert attention_flops_per_token(deepseek, 32_768) / (65_536 * 61 * 32_768) == pytest.approx(4.25)
+
+
+def test_latent_attention_prefill_takes_the_cheaper_form():
+    deepseek = presets.model("deepseek-v3")
+    expanded, absorbed, expand_one = 81_920, 278_528, 33_554_432
+    # Expanded: K 2 × 128 × (128 + 64) + V 2 × 128 × 128 = 81,920 per attended token per layer;
+    # expanding one cached latent to every head's K and V: 2 × 512 × 128 × (128 + 128) = 33.55 MFLOP.
+    assert deepseek.prefill_attention_flops_per_token_layer == expanded
+    assert deepseek.latent_expansion_flops_per_token_layer == expand_one
+    # A fresh 1,000-token prompt: positions attend over 1..1000 tokens, Σ = 500,500 → expanded.
+    assert prefill_attention_flops(deepseek, 0, 1000) == expanded * 61 * 500_500  # 2.50 TFLOP
+    # 99,000 cached + 1,000 new: Σ 99,001..100,000 = 99,500,500 attended tokens per layer;
+    # expanded 81,920 × 99,500,500 + 33,554,432 × 99,000 = 11.47e12 per layer, absorbed
+    # 278,528 × 99,500,500 = 27.71e12 per layer → expanded.
+    assert prefill_attention_flops(deepseek, 99_000, 100_000) == 61 * (expanded * 99_500_500 + expand_one * 99_000)
+    # 99,990 cached + 10 new: Σ 99,991..100,000 = 999,955; expanded 81,920 × 999,955 + 33,554,432
+    # × 99,990 = 3.437e12 per layer, absorbed 278,528 × 999,955 = 0.279e12 → absorbed.
+    assert prefill_attention_flops(deepseek, 99_990, 100_000) == 61 * absorbed * 999_955
+
+
+def test_latent_attention_moves_the_critical_batch():
+    # DeepSeek-V3 in 16-bit on one H200, ideal: balance 989.5e12 / 4.8e12 = 206.15 FLOP/byte.
+    # At 32,768 tokens of context each sequence reads 32,768 × 70,272 B = 2.3027 GB of latent
+    # and computes 2 × 37.55e9 + 278,528 × 61 × 32,769 = 631.85 GFLOP: at most 274.4 FLOP/byte,
+    # so a large enough batch is compute-bound. (With the ordinary 65,536 per token it was
+    # (75.1 + 131.0) GFLOP / 2.3027 GB = 89.5 FLOP/byte at best: never.)
+    # Every expert is read at that batch (1 - 8/256)^1761 ≈ 1e-24, so weights = 671.03e9 × 2 B:
+    #   B × 631.85e9 ≥ 206.15 × (1.34206e12 + B × 2.3027e9) → B ≥ 2.7666e14 / 1.5717e11 = 1760.3 → 1761
+    m = machine("h200")
+    assert critical_batch(presets.model("deepseek-v3"), FP16, m, 32_768) == 1761
+
+
 def test_sliding_window_layers_stop_growing():
     oss = presets.model("gpt-oss-20b")
     per_layer = 2 * 8 * 64 * 2  # K and V, 8 KV heads × 64 dims, 16-bit = 2,048 B per token per layer

@@ -61,6 +61,8 @@ def custom_models(draw: st.DrawFn, shape: bool | None = None, window: bool | Non
             head_dim=draw(st.integers(16, 256)),
             kv_latent_dim=draw(st.none() | st.integers(16, 1024)),
         )
+        if fields["kv_latent_dim"] is not None:
+            fields["kv_latent_rope_dim"] = draw(st.none() | st.integers(0, 15))
         if window if window is not None else draw(st.booleans()):
             fields.update(
                 sliding_window_tokens=draw(st.integers(1, 8192)),

@@ -43,6 +43,7 @@ MODEL_ONLY_KEYS = {
     "experts",
     "topk",
     "kvlatent",
+    "kvrope",
     "swa",
     "swalayers",
 }
@@ -109,7 +110,7 @@ def test_custom_model_and_gpu_encode_every_number() -> None:
     }
     assert flat == {**LESSON_FLAT, **expected_custom}
     # None fields (no latent, no window) are left out rather than written as "None".
-    assert {"kvlatent", "swa", "swalayers"} & set(flat) == set()
+    assert {"kvlatent", "kvrope", "swa", "swalayers"} & set(flat) == set()
 
 
 @pytest.mark.parametrize(
