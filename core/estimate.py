@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from core.billing import ReplyCost, SelfHosting, monthly_cost_usd, reply_cost, self_hosting
 from core.memory import MemoryPlan, memory_plan
 from core.parallel import Machine
-from core.phases import Latency, Step, decode_step, latency
+from core.phases import Latency, MeanDecodeStep, Step, latency
 from core.roofline import Bound
 from core.scenario import Scenario
 
@@ -18,7 +18,6 @@ class Estimate:
 
     scenario: Scenario
     machine: Machine
-    mean_decode: Step  # batch B at the reply's mid-point context: a typical step
     latency: Latency
     memory: MemoryPlan
     reply_cost: ReplyCost
@@ -30,10 +29,14 @@ class Estimate:
         return self.latency.prefill
 
     @property
-    def first_decode(self) -> Step:
-        """Batch B at the prompt's context: the step the reply starts with."""
-        s = self.scenario
-        return decode_step(s.model, s.precision, self.machine, s.workload.batch_size, s.workload.prompt_tokens)
+    def decode(self) -> MeanDecodeStep:
+        """The decode step: the mean over the reply's steps (bytes, FLOPs, time), the only one there is.
+
+        Its time is the TPOT, its intensity mean FLOPs ÷ mean bytes, its bound follows from
+        that; `critical_batch` and `sweep_batch_sizes` given the prompt and reply length
+        average the same steps.
+        """
+        return self.latency.decode
 
     @property
     def ttft_s(self) -> float:
@@ -41,8 +44,8 @@ class Estimate:
 
     @property
     def tpot_s(self) -> float:
-        """Mean decode step over the reply (TPOT grows with context when there is a KV cache)."""
-        return self.latency.mean_tpot_s
+        """The decode step's time: the mean over the reply (steps grow with context when there is a KV cache)."""
+        return self.latency.tpot_s
 
     @property
     def total_s(self) -> float:
@@ -50,7 +53,7 @@ class Estimate:
 
     @property
     def decode_bound(self) -> Bound:
-        return self.mean_decode.bound
+        return self.decode.bound
 
     @property
     def output_tokens_per_s(self) -> float:
@@ -94,7 +97,6 @@ def estimate(scenario: Scenario) -> Estimate:
     return Estimate(
         scenario=scenario,
         machine=machine,
-        mean_decode=decode_step(model, precision, machine, batch, workload.mid_reply_context_tokens),
         latency=line,
         memory=memory_plan(
             model, precision, scenario.gpu.memory_bytes, workload.gpu_count, batch, workload.sequence_tokens

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.arraymath import Quantity, minimum
+from core.arraymath import Quantity, minimum, sum_capped
 from core.specs import Model, Precision
 from core.units import BITS_PER_BYTE
 
@@ -72,6 +72,21 @@ def kv_token_layers(model: Model, context_tokens: Quantity) -> Quantity:
     attended = model.full_attention_layers * context_tokens
     if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
         attended = attended + model.sliding_window_layers * minimum(context_tokens, model.sliding_window_tokens)
+    return attended
+
+
+def mean_kv_token_layers(model: Model, first_context_tokens: int, steps: int) -> float:
+    """Mean of `kv_token_layers` over contexts first, first + 1, ..., first + steps - 1, in closed form.
+
+    What the reply's decode steps cache and attend over, on average. Without sliding
+    windows it is the token-layers at the mean context, first + (steps - 1) / 2.
+    Example: Llama 3.1 8B (32 full layers), contexts 100..4,099 → 32 × 2,099.5 = 67,184.
+    """
+    last = first_context_tokens + steps - 1
+    attended = model.full_attention_layers * (first_context_tokens + last) / 2
+    if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
+        window = sum_capped(first_context_tokens, last, model.sliding_window_tokens) / steps
+        attended += model.sliding_window_layers * window
     return attended
 
 

@@ -17,8 +17,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.arraymath import Quantity, clip, minimum
-from core.memory import kv_cache_bytes, kv_token_layers, weight_bytes_read
+from core.arraymath import Quantity, clip, minimum, sum_capped, sum_of_max_of_lines
+from core.memory import (
+    kv_bytes_per_token_per_layer,
+    kv_cache_bytes,
+    kv_token_layers,
+    mean_kv_token_layers,
+    weight_bytes_read,
+)
 from core.parallel import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Machine, allreduce_time_s
 from core.roofline import Bound, arithmetic_intensity_flop_per_byte, bound
 from core.specs import Model, Precision
@@ -63,16 +69,6 @@ def attention_flops_per_token(model: Model, context_tokens: Quantity) -> Quantit
     return model.decode_attention_flops_per_token_layer * kv_token_layers(model, context_tokens)
 
 
-def _sum_capped(first: int, last: int, cap: int | None = None) -> float:
-    """Σ min(c, cap) for c = first..last inclusive (no cap when cap is None; 0 when last < first)."""
-    if last < first:
-        return 0.0
-    top = last if cap is None else min(last, cap)
-    below = (top * (top + 1) - (first - 1) * first) / 2 if top >= first else 0.0
-    above = (last - max(first - 1, top)) * cap if cap is not None and last > cap else 0.0
-    return below + above
-
-
 def prefill_attention_flops(model: Model, cached_tokens: int, prompt_tokens: int) -> float:
     """Attention FLOPs to prefill prompt positions cached+1..prompt, each attending over its prefix.
 
@@ -86,9 +82,9 @@ def prefill_attention_flops(model: Model, cached_tokens: int, prompt_tokens: int
     """
     if not model.has_attention_shape:
         return 0.0
-    attended = model.full_attention_layers * _sum_capped(cached_tokens + 1, prompt_tokens)
+    attended = model.full_attention_layers * sum_capped(cached_tokens + 1, prompt_tokens)
     if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
-        attended += model.sliding_window_layers * _sum_capped(
+        attended += model.sliding_window_layers * sum_capped(
             cached_tokens + 1, prompt_tokens, model.sliding_window_tokens
         )
     expanded = model.prefill_attention_flops_per_token_layer * attended
@@ -158,6 +154,20 @@ def decode_bytes(model: Model, precision: Precision, batch_size: Quantity, conte
     )
 
 
+def mean_decode_flops(model: Model, batch_size: Quantity, context_tokens: int, steps: int) -> Quantity:
+    """Mean of `decode_flops` over `steps` steps at contexts context, context + 1, ... (vectorised over batch)."""
+    attended = mean_kv_token_layers(model, context_tokens + 1, steps)
+    return batch_size * (2.0 * model.active_params + model.decode_attention_flops_per_token_layer * attended)
+
+
+def mean_decode_bytes(
+    model: Model, precision: Precision, batch_size: Quantity, context_tokens: int, steps: int
+) -> Quantity:
+    """Mean of `decode_bytes` over `steps` steps at contexts context, context + 1, ... (vectorised over batch)."""
+    per_sequence = kv_bytes_per_token_per_layer(model, precision) * mean_kv_token_layers(model, context_tokens, steps)
+    return weight_bytes_read(model, precision, batch_size) + batch_size * per_sequence
+
+
 def decode_fixed_time_s(model: Model, machine: Machine, batch_size: Quantity) -> Quantity:
     """Costs every step pays whatever its size: the step, each sequence in it, and the all-reduces."""
     return (
@@ -189,28 +199,6 @@ def decode_step(
     )
 
 
-def sum_of_max_of_lines(a1: Quantity, b1: Quantity, a2: Quantity, b2: Quantity, n: Quantity) -> Quantity:
-    """Σ_{k=0}^{n-1} max(a1 + b1·k, a2 + b2·k) in closed form (vectorised over n).
-
-    The difference of two lines changes sign at most once, so the sum is the second line's
-    arithmetic series plus the positive part of the difference over a contiguous run of k.
-    Example: a1=1, b1=1, a2=3, b2=0, n=5 → 3+3+3+4+5 = 18.
-    """
-    base = n * a2 + b2 * n * (n - 1) / 2
-    da, db = a1 - a2, b1 - b2
-    if db == 0:
-        return base + (n * da if da > 0 else n * 0.0)
-    root = -da / db
-    if db > 0:  # difference positive for k > root
-        first = clip(math.floor(root) + 1, 0, n)
-        count = n - first
-        extra = count * da + db * (first + n - 1) * count / 2
-    else:  # difference positive for k < root
-        count = clip(math.ceil(root), 0, n)
-        extra = count * da + db * count * (count - 1) / 2
-    return base + extra
-
-
 def _line_breaks(model: Model, prompt_tokens: int) -> list[int]:
     """Decode-step indices where the KV read or attention changes slope (a sliding window fills)."""
     if model.sliding_window_tokens is None:
@@ -225,9 +213,9 @@ def decode_time_s(
     machine: Machine,
     prompt_tokens: int,
     output_tokens: Quantity,
-    batch_size: int = 1,
+    batch_size: Quantity = 1,
 ) -> Quantity:
-    """Σ over the reply's decode steps j = 0..M-1, step j at context prompt + j. Vectorised over M.
+    """Σ over the reply's decode steps j = 0..M-1, step j at context prompt + j. Vectorised over M or batch.
 
     With no KV cache every step is identical and the sum is exactly M × TPOT. Otherwise
     the step time is piecewise linear in j (linear between sliding-window knees), so each
@@ -236,13 +224,13 @@ def decode_time_s(
     m = output_tokens
     starts = [0, *_line_breaks(model, prompt_tokens)]
     ends = [*starts[1:], None]
-    total = m * float(decode_fixed_time_s(model, machine, batch_size))
+    total = m * decode_fixed_time_s(model, machine, batch_size)
 
-    def memory_s(j: int) -> float:
-        return float(decode_bytes(model, precision, batch_size, prompt_tokens + j)) / machine.bandwidth_bytes_per_s
+    def memory_s(j: int) -> Quantity:
+        return decode_bytes(model, precision, batch_size, prompt_tokens + j) / machine.bandwidth_bytes_per_s
 
-    def compute_s(j: int) -> float:
-        return float(decode_flops(model, batch_size, prompt_tokens + j)) / machine.compute_flops_per_s
+    def compute_s(j: int) -> Quantity:
+        return decode_flops(model, batch_size, prompt_tokens + j) / machine.compute_flops_per_s
 
     for start, end in zip(starts, ends, strict=True):
         mem0, cmp0 = memory_s(start), compute_s(start)
@@ -254,24 +242,91 @@ def decode_time_s(
 
 
 @dataclass(frozen=True, slots=True)
+class MeanDecodeStep:
+    """The decode step: the mean over the reply's M steps, the one definition every number uses.
+
+    Step j (j = 0..M-1) reads the weights and B caches of prompt + j tokens and computes B
+    tokens attending over prompt + j + 1. `flops` and `bytes_moved` are means over the M
+    steps, so intensity = mean FLOPs ÷ mean bytes and the bound follows from it; `time_s`
+    is the mean step time, Σ step times ÷ M: the TPOT. A reply that crosses the ridge
+    (compute-bound early, memory-bound once the caches grow) takes longer than
+    max(memory_time_s, compute_time_s) + fixed_time_s, which time the means alone. With no
+    KV cache every step is the same and this is that step.
+    """
+
+    flops: float
+    bytes_moved: float
+    memory_time_s: float  # mean bytes ÷ bandwidth
+    compute_time_s: float  # mean FLOPs ÷ compute
+    fixed_time_s: float  # per-step overhead, per-sequence overhead and all-reduces
+    total_time_s: float  # Σ of the M step times
+    balance_flop_per_byte: float
+    context_tokens: float  # the mean context the steps read: prompt + (M - 1) / 2
+    steps: int
+
+    @property
+    def time_s(self) -> float:
+        return self.total_time_s / self.steps
+
+    @property
+    def intensity_flop_per_byte(self) -> float:
+        return float(arithmetic_intensity_flop_per_byte(self.flops, self.bytes_moved))
+
+    @property
+    def bound(self) -> Bound:
+        return bound(self.intensity_flop_per_byte, self.balance_flop_per_byte)
+
+
+def mean_decode_step(
+    model: Model, precision: Precision, machine: Machine, prompt_tokens: int, output_tokens: int, batch_size: int = 1
+) -> MeanDecodeStep:
+    """The reply's M = output_tokens decode steps at batch B, averaged (see MeanDecodeStep).
+
+    Example: Llama 3.1 8B, batch 512, prompt 100, reply 4,000 → mean context 2,099.5;
+    bytes 16.06e9 + 512 × 131,072 × 2,099.5 = 156.96 GB; FLOPs 512 × (2 × 8.03e9 +
+    524,288 × 2,100.5) = 8.787 TFLOP → 55.98 FLOP/byte, one number for every page.
+    """
+    flops = float(mean_decode_flops(model, batch_size, prompt_tokens, output_tokens))
+    bytes_moved = float(mean_decode_bytes(model, precision, batch_size, prompt_tokens, output_tokens))
+    return MeanDecodeStep(
+        flops=flops,
+        bytes_moved=bytes_moved,
+        memory_time_s=bytes_moved / machine.bandwidth_bytes_per_s,
+        compute_time_s=flops / machine.compute_flops_per_s,
+        fixed_time_s=float(decode_fixed_time_s(model, machine, batch_size)),
+        total_time_s=float(decode_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size)),
+        balance_flop_per_byte=machine.balance_flop_per_byte,
+        context_tokens=prompt_tokens + (output_tokens - 1) / 2,
+        steps=output_tokens,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Latency:
     """One request end to end: TTFT, then the decode steps."""
 
     prefill: Step  # its time is the TTFT
-    decode_s: float
-    output_tokens: int
+    decode: MeanDecodeStep  # its time is the TPOT
 
     @property
     def ttft_s(self) -> float:
         return self.prefill.time_s
 
     @property
+    def decode_s(self) -> float:
+        return self.decode.total_time_s
+
+    @property
     def total_s(self) -> float:
         return self.ttft_s + self.decode_s
 
     @property
-    def mean_tpot_s(self) -> float:
-        return self.decode_s / self.output_tokens
+    def tpot_s(self) -> float:
+        return self.decode.time_s
+
+    @property
+    def output_tokens(self) -> int:
+        return self.decode.steps
 
 
 def latency(
@@ -288,6 +343,7 @@ def latency(
     Example (the lesson, Part 3): 200-token prompt, 500-token reply on the toy machine →
     9.33 ms + 500 × 7.00 ms = 3,509.33 ms.
     """
-    first = prefill(model, precision, machine, prompt_tokens, batch_size, cached_tokens)
-    decode = float(decode_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
-    return Latency(prefill=first, decode_s=decode, output_tokens=output_tokens)
+    return Latency(
+        prefill=prefill(model, precision, machine, prompt_tokens, batch_size, cached_tokens),
+        decode=mean_decode_step(model, precision, machine, prompt_tokens, output_tokens, batch_size),
+    )

@@ -286,9 +286,13 @@ class Workload:
         return self.prompt_tokens + self.output_tokens
 
     @property
-    def mid_reply_context_tokens(self) -> int:
-        """The context of a typical decode step: half-way through the reply."""
-        return self.prompt_tokens + self.output_tokens // 2
+    def mean_decode_context_tokens(self) -> float:
+        """The mean context the reply's decode steps read: prompt + (output - 1) / 2.
+
+        Step j of the reply reads prompt + j tokens, j = 0..output - 1. Example: a
+        100-token prompt and a 4,000-token reply → 100 + 3,999 / 2 = 2,099.5.
+        """
+        return self.prompt_tokens + (self.output_tokens - 1) / 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ JSON_KEYS = (
     "monthly_cost_usd",
     "mbu",
     "mfu",
+    "decode_mean_context_tokens",
 )
 
 
@@ -34,7 +35,7 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         "tpot_ms": result.tpot_s / S_PER_MS,
         "total_ms": result.total_s / S_PER_MS,
         "decode_bound": result.decode_bound,
-        "decode_intensity_flop_per_byte": result.mean_decode.intensity_flop_per_byte,
+        "decode_intensity_flop_per_byte": result.decode.intensity_flop_per_byte,
         "machine_balance_flop_per_byte": result.machine.balance_flop_per_byte,
         "output_tokens_per_s": result.output_tokens_per_s,
         "weights_gb": memory.weight_bytes / BYTES_PER_GB,
@@ -46,6 +47,8 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         "monthly_cost_usd": result.monthly_cost_usd,
         "mbu": efficiency.mbu,
         "mfu": efficiency.mfu,
+        # The decode step everything above describes is the mean over the reply's steps.
+        "decode_mean_context_tokens": result.decode.context_tokens,
     }
     values.update(
         efficiency=efficiency.label,
@@ -68,10 +71,11 @@ def estimate_text(result: Estimate) -> str:
         f"{w.prompt_tokens:,}-token prompt ({w.cached_prompt_tokens:,} cached), {w.output_tokens:,}-token reply, batch {w.batch_size:,}",
         "",
         f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound",
-        f"TPOT (mean decode step)   {result.tpot_s / S_PER_MS:10.2f} ms   {result.decode_bound}-bound",
+        f"TPOT (mean decode step)   {result.tpot_s / S_PER_MS:10.2f} ms   {result.decode_bound}-bound "
+        f"(mean over the {w.output_tokens:,} steps, mean context {result.decode.context_tokens:,.1f} tokens)",
         f"total latency             {result.total_s / S_PER_MS:10.2f} ms   = TTFT + decode steps",
         f"throughput                {result.output_tokens_per_s:10,.0f} output tok/s (whole batch)",
-        f"decode intensity          {result.mean_decode.intensity_flop_per_byte:10.1f} FLOP/byte "
+        f"decode intensity          {result.decode.intensity_flop_per_byte:10.1f} FLOP/byte "
         f"against a balance of {result.machine.balance_flop_per_byte:.0f}",
         f"one output token costs the time of {result.output_token_vs_prompt_token:,.0f} prompt tokens",
         "",

@@ -240,6 +240,62 @@ def test_latency_with_overheads():
     assert result.ttft_s == pytest.approx(800 * 14e9 / 300e12 + 1e-3 + 40e-6)
 
 
+def test_one_decode_step_the_mean_over_the_reply():
+    # Llama 3.1 8B on one H100, calibrated, batch 512, prompt 100, reply 4,000 (issue 8): the
+    # roofline headline said 362 FLOP/byte compute-bound (first step), its table 56 memory.
+    # The decode step is the mean of the reply's 4,000 steps, contexts 100..4,099:
+    #   mean context 100 + 3,999 / 2 = 2,099.5 tokens
+    #   bytes 16.06e9 + 512 × 131,072 × 2,099.5 = 16.06e9 + 140.8946e9 = 156.9546 GB
+    #   FLOPs 512 × (2 × 8.03e9 + 4 × 32 × 128 × 32 × 2,100.5) = 512 × 17.16127e9 = 8.786569 TFLOP
+    #   intensity 8.786569e12 / 156.9546e9 = 55.98 FLOP/byte
+    #   balance 0.56 × 989.5e12 / (0.85 × 3.35e12) = 194.6 → memory-bound
+    from core import Scenario, estimate
+    from core.efficiency import CALIBRATED
+    from core.specs import Workload
+
+    llama8b, work = presets.model("llama-3.1-8b"), Workload(prompt_tokens=100, output_tokens=4000, batch_size=512)
+    scenario = Scenario(model=llama8b, gpu=presets.gpu("h100-sxm"), efficiency=CALIBRATED, workload=work)
+    result = estimate(scenario)
+    step = result.decode
+    assert step.context_tokens == work.mean_decode_context_tokens == 2099.5
+    assert step.bytes_moved == pytest.approx(16.06e9 + 512 * 131_072 * 2099.5, rel=1e-12)
+    assert step.flops == pytest.approx(512 * (2 * 8.03e9 + 4 * 32 * 128 * 32 * 2100.5), rel=1e-12)
+    assert f"{step.intensity_flop_per_byte:.2f}" == "55.98"
+    assert f"{result.machine.balance_flop_per_byte:.1f}" == "194.6"
+    assert step.bound == result.decode_bound == "memory"
+    assert step.time_s == result.tpot_s == result.latency.decode_s / 4000
+    # The sweep and the critical batch, given the prompt and the reply, see the same step.
+    m = scenario.machine
+    sweep = sweep_batch_sizes(llama8b, FP16, m, [512], 100, 4100, 80e9, output_tokens=4000)
+    assert sweep.intensity_flop_per_byte[0] == pytest.approx(step.intensity_flop_per_byte, rel=1e-12)
+    assert sweep.step_time_s[0] == pytest.approx(result.tpot_s, rel=1e-12)
+    assert not sweep.compute_bound[0]
+    critical = critical_batch(llama8b, FP16, m, 100, 4000)
+    assert critical is None or critical > 512
+
+
+def test_a_reply_that_crosses_the_ridge_is_timed_step_by_step():
+    # Llama 3.1 8B on one H100, ideal, batch 512, prompt 100, reply 4,000: the first step does
+    # 512 × (16.06 + 0.053) GFLOP on 16.06e9 + 512 × 100 × 131,072 = 22.77 GB → 362 FLOP/byte,
+    # above the 295 balance (989.5 / 3.35); the last, at 4,099 tokens, 512 × 18.21 GFLOP on
+    # 291.1 GB → 32: the reply crosses the ridge, so the mean step takes longer than the
+    # roofline of the mean bytes and FLOPs.
+    llama8b, m = presets.model("llama-3.1-8b"), machine("h100-sxm")
+    assert decode_step(llama8b, FP16, m, 512, 100).bound == "compute"
+    assert decode_step(llama8b, FP16, m, 512, 4099).bound == "memory"
+    step = latency(llama8b, FP16, m, 100, 4000, 512).decode
+    assert step.time_s > max(step.memory_time_s, step.compute_time_s)
+    assert step.time_s == pytest.approx(decode_time_s(llama8b, FP16, m, 100, 4000, 512) / 4000, rel=1e-15)
+
+
+def test_the_toy_decode_step_is_every_step():
+    # No KV cache: the mean of identical steps is the step, 14e9 B and 14e9 FLOP, 7 ms.
+    toy, m = presets.model("toy-7b"), machine()
+    step = latency(toy, FP16, m, 200, 500).decode
+    one = decode_step(toy, FP16, m, 1, 200)
+    assert (step.flops, step.bytes_moved, step.time_s, step.bound) == (one.flops, one.bytes_moved, one.time_s, "memory")
+
+
 def test_critical_batch_with_a_kv_cache_and_without():
     toy = presets.model("toy-7b")
     assert critical_batch(toy, FP16, machine(), 0) == 150
