@@ -349,12 +349,48 @@ def test_self_hosting_break_even():
 def test_line_fit_and_implied_mbu():
     fit = fit_latency_line([1, 3], [0.010, 0.024])
     assert fit.tpot_s == pytest.approx(0.007) and fit.ttft_s == pytest.approx(0.003) and fit.r_squared == 1
-    # 13.48 GB per step in 10 ms on 2,039 GB/s: 1,348 / 2,039 = 0.661
-    assert implied_mbu(0.010, 13.48e9, 2039e9) == pytest.approx(0.6611, abs=1e-4)
     with pytest.raises(ValueError, match="two measurements"):
         fit_latency_line([5, 5], [1.0, 2.0])
-    with pytest.raises(ValueError, match="tpot_s"):
-        implied_mbu(0, 1e9, 1e12)
+
+
+def _llama8b_h100(batch, prompt, output):
+    from core import Scenario, estimate
+    from core.efficiency import CALIBRATED
+    from core.specs import Workload
+
+    work = Workload(prompt_tokens=prompt, output_tokens=output, batch_size=batch)
+    return estimate(Scenario(presets.model("llama-3.1-8b"), presets.gpu("h100-sxm"), FP16, CALIBRATED, work))
+
+
+def test_implied_mbu_reads_a_measurement_the_way_the_model_reads_its_own():
+    # Llama 3.1 8B on one H100, calibrated (MBU 0.85, 2.5 ms + 14 µs a step), batch 1,
+    # 1,000-token prompt, 1-token reply: the step reads 16.06e9 + 1,000 × 131,072 = 16.191 GB,
+    # 16.191e9 / (3.35e12 × 0.85) = 5.686 ms, + 2.514 ms fixed = TPOT 8.200 ms.
+    one = _llama8b_h100(1, 1000, 1)
+    assert one.tpot_s == pytest.approx(16.191072e9 / (3.35e12 * 0.85) + 2.514e-3, rel=1e-12)
+    # A measurement equal to the estimate implies the model's own MBU; the old reading,
+    # 16.191e9 / 8.200 ms / 3.35e12 = 0.589, charged the fixed costs to memory.
+    assert implied_mbu(one, one.tpot_s) == pytest.approx(0.85, abs=1e-9)
+    # A measured 10 ms leaves 10 - 2.514 = 7.486 ms for memory: 16.191e9 / 7.486e-3 / 3.35e12 = 0.6456
+    assert implied_mbu(one, 0.010) == pytest.approx(16.191072e9 / 7.486e-3 / 3.35e12, rel=1e-12)
+    # Faster than the fixed costs alone: nothing left to read memory with.
+    assert implied_mbu(one, 2e-3) is None
+    with pytest.raises(ValueError, match="measured_tpot_s"):
+        implied_mbu(one, 0)
+
+
+def test_implied_mbu_of_the_estimate_is_the_models_own_across_the_ridge():
+    # Batch 512, prompt 100, reply 4,000: the reply starts compute-bound (362 FLOP/byte > 194.6)
+    # and ends memory-bound, so the mean step waits on maths for part of its time; that wait
+    # is taken off like the fixed costs, and the estimate's own TPOT still reads MBU 0.85.
+    # (Dividing the first step's 22.77 GB by the 65.05 ms TPOT read 22.77e9 / 65.05e-3 / 3.35e12 = 0.10.)
+    crossing = _llama8b_h100(512, 100, 4000)
+    step = crossing.decode
+    assert step.time_s - step.fixed_time_s > step.memory_time_s  # it waits on maths
+    assert implied_mbu(crossing, crossing.tpot_s) == pytest.approx(0.85, abs=1e-9)
+    # 8k prompt, 512-token reply, batch 16: memory-bound throughout, no waiting.
+    long = _llama8b_h100(16, 8000, 512)
+    assert implied_mbu(long, long.tpot_s) == pytest.approx(0.85, abs=1e-9)
 
 
 def test_custom_model_needs_custom_id_in_a_scenario():
