@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.billing import ReplyCost, SelfHosting, monthly_cost_usd, reply_cost, self_hosting
+from core.checks import memory_problem
 from core.memory import MemoryPlan, memory_plan
 from core.parallel import Machine
 from core.phases import Latency, MeanDecodeStep, Step, latency
@@ -21,7 +22,8 @@ class Estimate:
     latency: Latency
     memory: MemoryPlan
     reply_cost: ReplyCost
-    self_hosting: SelfHosting | None  # None when the GPU has no rental price
+    # None when the GPU has no rental price or the batch does not fit: see self_hosting_problem.
+    self_hosting: SelfHosting | None
 
     @property
     def prefill(self) -> Step:
@@ -37,6 +39,15 @@ class Estimate:
         average the same steps.
         """
         return self.latency.decode
+
+    @property
+    def self_hosting_problem(self) -> str | None:
+        """Why there is no self-hosting figure ("not possible: ... does not fit ..."), or None when there is one."""
+        if self.self_hosting is not None:
+            return None
+        if self.scenario.gpu.price_usd_per_hour is None:
+            return "no rental price for this GPU"
+        return f"not possible: {memory_problem(self.scenario, self.memory)}"
 
     @property
     def ttft_s(self) -> float:
@@ -94,15 +105,15 @@ def estimate(scenario: Scenario) -> Estimate:
     line = latency(model, precision, machine, workload.prompt_tokens, output, batch, workload.cached_prompt_tokens)
     cost = reply_cost(scenario.pricing, workload.prompt_tokens, output, workload.cached_prompt_tokens)
     price = scenario.gpu.price_usd_per_hour
+    plan = memory_plan(model, precision, scenario.gpu.memory_bytes, workload.gpu_count, batch, workload.sequence_tokens)
     return Estimate(
         scenario=scenario,
         machine=machine,
         latency=line,
-        memory=memory_plan(
-            model, precision, scenario.gpu.memory_bytes, workload.gpu_count, batch, workload.sequence_tokens
-        ),
+        memory=plan,
         reply_cost=cost,
+        # A setup that cannot hold its batch has no price per token and no break-even.
         self_hosting=None
-        if price is None
+        if price is None or not plan.fits
         else self_hosting(price, workload.gpu_count, batch, output, line.total_s, cost.total_usd),
     )

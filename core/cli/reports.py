@@ -24,11 +24,15 @@ JSON_KEYS = (
     "mbu",
     "mfu",
     "decode_mean_context_tokens",
+    "self_hosting_problem",
+    "self_hosting_usd_per_million_output_tokens",
+    "self_hosting_capacity_replies_per_day",
+    "self_hosting_break_even_replies_per_day",
 )
 
 
 def estimate_json(result: Estimate) -> dict[str, object]:
-    memory = result.memory
+    memory, hosting = result.memory, result.self_hosting
     efficiency = result.scenario.efficiency
     values: dict[str, object] = {
         "ttft_ms": result.ttft_s / S_PER_MS,
@@ -49,6 +53,16 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         "mfu": efficiency.mfu,
         # The decode step everything above describes is the mean over the reply's steps.
         "decode_mean_context_tokens": result.decode.context_tokens,
+        # null with a reason when the GPU has no price or the setup cannot run; the break-even
+        # is null when one fleet cannot reach it (renting never pays at this batch).
+        "self_hosting_problem": result.self_hosting_problem,
+        "self_hosting_usd_per_million_output_tokens": None
+        if hosting is None
+        else hosting.usd_per_million_output_tokens,
+        "self_hosting_capacity_replies_per_day": None if hosting is None else hosting.capacity_replies_per_day,
+        "self_hosting_break_even_replies_per_day": None
+        if hosting is None
+        else hosting.reachable_break_even_replies_per_day,
     }
     values.update(
         efficiency=efficiency.label,
@@ -87,14 +101,27 @@ def estimate_text(result: Estimate) -> str:
         f"cached ${result.reply_cost.cached_input_usd:.6f}, output ${result.reply_cost.output_usd:.6f})",
         f"monthly bill    ${result.monthly_cost_usd:,.0f}  at {s.pricing.replies_per_day:,.0f} replies/day x {s.pricing.days_per_month} days",
     ]
-    if result.self_hosting is not None:
-        hosting = result.self_hosting
-        lines.append(
-            f"self-hosting   ${hosting.usd_per_million_output_tokens:,.2f} per million output tokens at batch {w.batch_size}; "
-            f"breaks even with the API at {hosting.break_even_replies_per_day:,.0f} replies/day "
-            f"(capacity {hosting.capacity_replies_per_day:,.0f})"
-        )
+    lines.append(_self_hosting_line(result))
     return "\n".join(lines) + "\n"
+
+
+def _self_hosting_line(result: Estimate) -> str:
+    hosting, batch = result.self_hosting, result.scenario.workload.batch_size
+    if hosting is None:
+        return f"self-hosting    {result.self_hosting_problem}"
+    price = (
+        f"self-hosting    ${hosting.usd_per_million_output_tokens:,.2f} per million output tokens at batch {batch:,}; "
+    )
+    capacity = f"one fleet serves {hosting.capacity_replies_per_day:,.0f} replies/day"
+    if hosting.reachable_break_even_replies_per_day is None:
+        return (
+            price + f"never breaks even with the API: at full load ({capacity}) a reply costs "
+            f"${hosting.cost_per_reply_usd:.6f} against the API's ${hosting.api_cost_per_reply_usd:.6f}"
+        )
+    return (
+        price
+        + f"breaks even with the API at {hosting.reachable_break_even_replies_per_day:,.0f} replies/day ({capacity})"
+    )
 
 
 def presets_text() -> str:

@@ -110,6 +110,32 @@ def test_custom_attention_shape_adds_a_kv_cache(capsys):
     assert data["kv_cache_gb"] == pytest.approx(2000 * 131_072 / 1e9)
 
 
+def test_self_hosting_that_cannot_run_says_so(capsys):
+    # Llama 3.1 70B in 16-bit (141.1 GB of weights) on one 80 GB A100: no price, no break-even.
+    argv = ("estimate", "--model", "llama-3.1-70b", "--gpu", "a100-80gb-sxm")
+    _, out, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(out)
+    assert data["fits_in_memory"] is False
+    assert data["self_hosting_problem"].startswith("not possible: Llama 3.1 70B at batch 1 does not fit")
+    assert data["self_hosting_usd_per_million_output_tokens"] is None
+    assert data["self_hosting_break_even_replies_per_day"] is None
+    _, out, _ = run_cli(capsys, *argv)
+    assert "self-hosting    not possible: Llama 3.1 70B" in out and "per million" not in out
+
+
+def test_break_even_beyond_one_fleet_is_not_a_headline(capsys):
+    # Llama 3.1 8B on one A100 at batch 1: break-even 70,543 replies/day, capacity 14,575.
+    argv = ("estimate", "--model", "llama-3.1-8b", "--gpu", "a100-80gb-sxm")
+    _, out, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(out)
+    assert data["self_hosting_break_even_replies_per_day"] is None
+    assert data["self_hosting_capacity_replies_per_day"] == pytest.approx(14_575, rel=1e-3)
+    _, out, _ = run_cli(capsys, *argv)
+    assert "never breaks even with the API" in out and "70,543" not in out
+    _, out, _ = run_cli(capsys, *argv, "--batch", "16")
+    assert "breaks even with the API at 70,543 replies/day" in out
+
+
 @pytest.mark.parametrize(
     ("argv", "option", "range_text"),
     [

@@ -344,6 +344,51 @@ def test_self_hosting_break_even():
     assert hosting.breaks_even
     free_api = self_hosting(2.0, 1, 64, 500, 5.0, 0.0)
     assert math.isinf(free_api.break_even_replies_per_day) and not free_api.breaks_even
+    assert hosting.reachable_break_even_replies_per_day == hosting.break_even_replies_per_day
+    assert free_api.reachable_break_even_replies_per_day is None
+
+
+def _estimate(model_id, gpu_id, **workload):
+    from core import Scenario, estimate
+    from core.specs import Workload
+
+    return estimate(Scenario(model=presets.model(model_id), gpu=presets.gpu(gpu_id), workload=Workload(**workload)))
+
+
+def test_self_hosting_is_not_possible_when_the_setup_does_not_fit():
+    # Llama 3.1 70B in 16-bit on one A100 80GB ($2.50/h): weights 70.55e9 × 2 B = 141.1 GB,
+    # + 1 × 700 tokens × 327,680 B = 0.23 GB of KV → 141.3 GB against 80 GB: it cannot run,
+    # so it has no price per token and no break-even (it used to get $58.53 per million).
+    result = _estimate("llama-3.1-70b", "a100-80gb-sxm")
+    assert result.self_hosting is None
+    assert result.self_hosting_problem == (
+        "not possible: Llama 3.1 70B at batch 1 does not fit on 1 × NVIDIA A100 80GB SXM: it needs "
+        "141.3 GB (weights 141.1 GB + KV cache 0.2 GB), the GPUs hold 80.0 GB; the weights alone do not fit"
+    )
+    # On two A100s (160 GB) it fits and gets its figures.
+    assert _estimate("llama-3.1-70b", "a100-80gb-sxm", gpu_count=2).self_hosting is not None
+    # Llama 3.1 8B, 8,192-token sequences, batch 100: (80e9 - 16.06e9) / (8,192 × 131,072 B) = 59.5 → 59 fit.
+    crowded = _estimate("llama-3.1-8b", "a100-80gb-sxm", prompt_tokens=7192, output_tokens=1000, batch_size=100)
+    assert crowded.self_hosting is None
+    assert crowded.self_hosting_problem.endswith("; at most 59 sequences of 8,192 tokens fit")
+    # No price: nothing to compare, and it says so.
+    assert _estimate("llama-3.1-8b", "h200").self_hosting_problem == "no rental price for this GPU"
+
+
+def test_break_even_beyond_capacity_is_no_headline():
+    # Llama 3.1 8B on one A100 80GB at $2.4984/h, calibrated, 200 → 500 tokens, API $0.00085 a reply:
+    #   break-even 2.4984 × 24 / 0.00085 = 70,543 replies a day
+    #   batch 1: TTFT 3.2225e12 FLOP / (312e12 × 0.56) + 2.514 ms = 20.96 ms; 500 steps of
+    #   (16.06e9 + 449.5 × 131,072) B / (2,039e9 × 0.85) + 2.514 ms = 11.814 ms → 5.928 s a reply,
+    #   86,400 / 5.928 = 14,575 replies a day: one fleet never reaches its break-even.
+    single = _estimate("llama-3.1-8b", "a100-80gb-sxm").self_hosting
+    assert single.break_even_replies_per_day == pytest.approx(2.4984 * 24 / 0.00085)
+    assert single.capacity_replies_per_day == pytest.approx(14_575, rel=1e-3)
+    assert not single.breaks_even and single.reachable_break_even_replies_per_day is None
+    # Batch 16 serves 16 × 86,400 / 6.565 s = 210,572 a day: the break-even is within reach.
+    batched = _estimate("llama-3.1-8b", "a100-80gb-sxm", batch_size=16).self_hosting
+    assert batched.capacity_replies_per_day == pytest.approx(210_572, rel=1e-3)
+    assert batched.reachable_break_even_replies_per_day == pytest.approx(70_543, rel=1e-4)
 
 
 def test_line_fit_and_implied_mbu():
