@@ -59,10 +59,11 @@ def sweep_batch_sizes(
     """
     batch = np.asarray(batch_sizes, dtype=float)
     flops = mean_decode_flops(model, batch, context_tokens, output_tokens)
-    bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens)
+    bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens, machine.gpu_count)
     time_s = decode_time_s(model, precision, machine, context_tokens, output_tokens, batch) / output_tokens
     intensity = arithmetic_intensity_flop_per_byte(flops, bytes_moved)
-    required = weight_bytes(model, precision) + kv_cache_bytes(model, precision, sequence_tokens, batch)
+    kv_bytes = kv_cache_bytes(model, precision, sequence_tokens, batch, machine.gpu_count)
+    required = weight_bytes(model, precision) + kv_bytes
     return BatchSweep(
         batch_size=batch,
         step_time_s=time_s,
@@ -91,7 +92,7 @@ def critical_batch(
 
     def reaches(batch: int) -> bool:
         flops = mean_decode_flops(model, batch, context_tokens, output_tokens)
-        bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens)
+        bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens, machine.gpu_count)
         return bool(flops / bytes_moved >= machine.balance_flop_per_byte * (1 - 1e-12))
 
     if not reaches(MAX_SEARCH_BATCH):

@@ -90,22 +90,53 @@ def mean_kv_token_layers(model: Model, first_context_tokens: int, steps: int) ->
     return attended
 
 
-def kv_cache_bytes(model: Model, precision: Precision, context_tokens: Quantity, sequences: Quantity = 1) -> Quantity:
-    """KV cache held for `sequences` sequences of `context_tokens` tokens each.
+def kv_replication(model: Model, gpu_count: int) -> float:
+    """How many copies of each KV element a tensor-parallel group of `gpu_count` GPUs stores.
 
-    Sliding-window layers keep at most their window; full-attention layers keep everything.
+    Tensor parallelism splits attention by head: with N GPUs and K KV heads each GPU holds
+    ceil(K / N) heads, so past N = K the heads are replicated (vLLM keeps max(1, K / N) per
+    GPU): N × ceil(K / N) / K, the busiest GPU's share times N. Latent attention caches one
+    latent that every head reads, so every rank keeps it whole: N (SGLang's data-parallel
+    attention exists to avoid exactly this). Examples: Qwen3-235B-A22B (K = 4) on 8 GPUs →
+    8 × 1 / 4 = 2; Llama 3.1 70B (K = 8) on 8 → 1; DeepSeek-V3 on 8 → 8. One GPU: 1.
     """
-    return kv_bytes_per_token_per_layer(model, precision) * kv_token_layers(model, context_tokens) * sequences
+    if gpu_count == 1 or not model.has_attention_shape:
+        return 1.0
+    if model.kv_latent_dim is not None:
+        return float(gpu_count)
+    kv_heads = model.kv_heads or 1
+    return gpu_count * math.ceil(kv_heads / gpu_count) / kv_heads
+
+
+def kv_cache_bytes(
+    model: Model, precision: Precision, context_tokens: Quantity, sequences: Quantity = 1, gpu_count: int = 1
+) -> Quantity:
+    """KV cache held for `sequences` sequences of `context_tokens` tokens each, over `gpu_count` GPUs.
+
+    Sliding-window layers keep at most their window; full-attention layers keep everything;
+    heads replicated by tensor parallelism count once per copy (`kv_replication`), since
+    each copy is stored and read.
+    """
+    per_token_layer = kv_bytes_per_token_per_layer(model, precision)
+    if gpu_count > 1:
+        per_token_layer *= kv_replication(model, gpu_count)
+    return per_token_layer * kv_token_layers(model, context_tokens) * sequences
 
 
 @dataclass(frozen=True, slots=True)
 class MemoryPlan:
-    """What a batch needs in GPU memory, against what the tensor-parallel group has."""
+    """What a batch needs in GPU memory, against what the tensor-parallel group has.
+
+    Totals are over the group, replicated KV heads counted once per copy; the per-GPU
+    figures divide by the GPU count (weights and heads split evenly, the busiest GPU's KV).
+    """
 
     weight_bytes: float
-    kv_cache_bytes: float
+    kv_cache_bytes: float  # every copy: logical cache × kv_replication
     available_bytes: float
     max_batch_that_fits: int | None  # None: no KV cache, so memory never limits the batch
+    gpu_count: int = 1
+    kv_replication: float = 1.0  # copies of each KV element the group stores (see kv_replication)
 
     @property
     def required_bytes(self) -> float:
@@ -114,6 +145,22 @@ class MemoryPlan:
     @property
     def fits(self) -> bool:
         return self.required_bytes <= self.available_bytes
+
+    @property
+    def weight_bytes_per_gpu(self) -> float:
+        return self.weight_bytes / self.gpu_count
+
+    @property
+    def kv_cache_bytes_per_gpu(self) -> float:
+        return self.kv_cache_bytes / self.gpu_count
+
+    @property
+    def required_bytes_per_gpu(self) -> float:
+        return self.required_bytes / self.gpu_count
+
+    @property
+    def available_bytes_per_gpu(self) -> float:
+        return self.available_bytes / self.gpu_count
 
 
 def memory_plan(
@@ -124,15 +171,17 @@ def memory_plan(
     batch_size: int,
     sequence_tokens: int,
 ) -> MemoryPlan:
-    """weights + batch × KV(prompt + output) against memory × GPUs.
+    """weights + batch × KV(prompt + output) × replication against memory × GPUs.
 
     Ignores activations, the CUDA context and allocator fragmentation (typically a few GB
     per GPU): "fits" is optimistic near the edge. Example: Llama 3.1 8B fp16 on one 80 GB
     GPU, 8,192-token sequences → weights 16.06 GB, KV 1.07 GB per sequence →
-    (80 - 16.06) / 1.07 = 59 sequences fit.
+    (80 - 16.06) / 1.07 = 59 sequences fit. On more GPUs than KV heads each head is stored
+    on several GPUs (`kv_replication`), which the per-sequence KV counts.
     """
     weights = weight_bytes(model, precision)
-    per_sequence = float(kv_cache_bytes(model, precision, sequence_tokens))
+    replication = kv_replication(model, gpu_count)
+    per_sequence = float(kv_cache_bytes(model, precision, sequence_tokens, 1, gpu_count))
     available = memory_bytes_per_gpu * gpu_count
     if per_sequence == 0:
         max_batch = None if weights <= available else 0
@@ -143,4 +192,6 @@ def memory_plan(
         kv_cache_bytes=per_sequence * batch_size,
         available_bytes=available,
         max_batch_that_fits=max_batch,
+        gpu_count=gpu_count,
+        kv_replication=replication,
     )

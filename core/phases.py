@@ -21,6 +21,7 @@ from core.arraymath import Quantity, clip, minimum, sum_capped, sum_of_max_of_li
 from core.memory import (
     kv_bytes_per_token_per_layer,
     kv_cache_bytes,
+    kv_replication,
     kv_token_layers,
     mean_kv_token_layers,
     weight_bytes_read,
@@ -128,7 +129,7 @@ def prefill(
     flops = 2.0 * model.active_params * tokens + batch_size * prefill_attention_flops(model, cached, prompt_tokens)
     # Cached prefix read + new tokens written = the prompt's whole cache, once.
     bytes_moved = float(weight_bytes_read(model, precision, tokens)) + batch_size * float(
-        kv_cache_bytes(model, precision, prompt_tokens)
+        kv_cache_bytes(model, precision, prompt_tokens, 1, machine.gpu_count)
     )
     return Step(
         flops=flops,
@@ -147,10 +148,16 @@ def decode_flops(model: Model, batch_size: Quantity, context_tokens: Quantity) -
     return batch_size * (2.0 * model.active_params + attention_flops_per_token(model, context_tokens + 1))
 
 
-def decode_bytes(model: Model, precision: Precision, batch_size: Quantity, context_tokens: Quantity) -> Quantity:
-    """Weights read once for the whole batch + every sequence's KV cache of `context_tokens` tokens."""
+def decode_bytes(
+    model: Model, precision: Precision, batch_size: Quantity, context_tokens: Quantity, gpu_count: int = 1
+) -> Quantity:
+    """Weights read once for the whole batch + every sequence's KV cache of `context_tokens` tokens.
+
+    Over `gpu_count` tensor-parallel GPUs each copy of a replicated KV head is read by its
+    own GPU, so the group moves KV × `kv_replication` bytes.
+    """
     return weight_bytes_read(model, precision, batch_size) + kv_cache_bytes(
-        model, precision, context_tokens, batch_size
+        model, precision, context_tokens, batch_size, gpu_count
     )
 
 
@@ -161,10 +168,11 @@ def mean_decode_flops(model: Model, batch_size: Quantity, context_tokens: int, s
 
 
 def mean_decode_bytes(
-    model: Model, precision: Precision, batch_size: Quantity, context_tokens: int, steps: int
+    model: Model, precision: Precision, batch_size: Quantity, context_tokens: int, steps: int, gpu_count: int = 1
 ) -> Quantity:
     """Mean of `decode_bytes` over `steps` steps at contexts context, context + 1, ... (vectorised over batch)."""
-    per_sequence = kv_bytes_per_token_per_layer(model, precision) * mean_kv_token_layers(model, context_tokens, steps)
+    per_token_layer = kv_bytes_per_token_per_layer(model, precision) * kv_replication(model, gpu_count)
+    per_sequence = per_token_layer * mean_kv_token_layers(model, context_tokens, steps)
     return weight_bytes_read(model, precision, batch_size) + batch_size * per_sequence
 
 
@@ -188,7 +196,7 @@ def decode_step(
     intensity 1 FLOP/byte, 7.000 ms memory-bound against 0.047 ms of maths.
     """
     flops = float(decode_flops(model, batch_size, context_tokens))
-    bytes_moved = float(decode_bytes(model, precision, batch_size, context_tokens))
+    bytes_moved = float(decode_bytes(model, precision, batch_size, context_tokens, machine.gpu_count))
     return Step(
         flops=flops,
         bytes_moved=bytes_moved,
@@ -227,7 +235,8 @@ def decode_time_s(
     total = m * decode_fixed_time_s(model, machine, batch_size)
 
     def memory_s(j: int) -> Quantity:
-        return decode_bytes(model, precision, batch_size, prompt_tokens + j) / machine.bandwidth_bytes_per_s
+        bytes_moved = decode_bytes(model, precision, batch_size, prompt_tokens + j, machine.gpu_count)
+        return bytes_moved / machine.bandwidth_bytes_per_s
 
     def compute_s(j: int) -> Quantity:
         return decode_flops(model, batch_size, prompt_tokens + j) / machine.compute_flops_per_s
@@ -287,7 +296,9 @@ def mean_decode_step(
     524,288 × 2,100.5) = 8.787 TFLOP → 55.98 FLOP/byte, one number for every page.
     """
     flops = float(mean_decode_flops(model, batch_size, prompt_tokens, output_tokens))
-    bytes_moved = float(mean_decode_bytes(model, precision, batch_size, prompt_tokens, output_tokens))
+    bytes_moved = float(
+        mean_decode_bytes(model, precision, batch_size, prompt_tokens, output_tokens, machine.gpu_count)
+    )
     return MeanDecodeStep(
         flops=flops,
         bytes_moved=bytes_moved,

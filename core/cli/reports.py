@@ -28,6 +28,9 @@ JSON_KEYS = (
     "self_hosting_usd_per_million_output_tokens",
     "self_hosting_capacity_replies_per_day",
     "self_hosting_break_even_replies_per_day",
+    "memory_required_gb_per_gpu",
+    "kv_cache_gb_per_gpu",
+    "kv_replication",
 )
 
 
@@ -53,6 +56,10 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         "mfu": efficiency.mfu,
         # The decode step everything above describes is the mean over the reply's steps.
         "decode_mean_context_tokens": result.decode.context_tokens,
+        # Per GPU of the tensor-parallel group; replication = copies of each KV element it stores.
+        "memory_required_gb_per_gpu": memory.required_bytes_per_gpu / BYTES_PER_GB,
+        "kv_cache_gb_per_gpu": memory.kv_cache_bytes_per_gpu / BYTES_PER_GB,
+        "kv_replication": memory.kv_replication,
         # null with a reason when the GPU has no price or the setup cannot run; the break-even
         # is null when one fleet cannot reach it (renting never pays at this batch).
         "self_hosting_problem": result.self_hosting_problem,
@@ -96,6 +103,7 @@ def estimate_text(result: Estimate) -> str:
         f"memory: weights {memory.weight_bytes / BYTES_PER_GB:.2f} GB + KV cache {memory.kv_cache_bytes / BYTES_PER_GB:.2f} GB"
         f" = {memory.required_bytes / BYTES_PER_GB:.2f} GB of {memory.available_bytes / BYTES_PER_GB:.0f} GB"
         f" -> {'fits' if memory.fits else 'DOES NOT FIT'}; largest batch that fits: {max_batch}",
+        *_per_gpu_lines(result),
         "",
         f"cost per reply  ${result.cost_per_reply_usd:.6f}  (input ${result.reply_cost.input_usd:.6f}, "
         f"cached ${result.reply_cost.cached_input_usd:.6f}, output ${result.reply_cost.output_usd:.6f})",
@@ -103,6 +111,20 @@ def estimate_text(result: Estimate) -> str:
     ]
     lines.append(_self_hosting_line(result))
     return "\n".join(lines) + "\n"
+
+
+def _per_gpu_lines(result: Estimate) -> list[str]:
+    memory = result.memory
+    if memory.gpu_count == 1:
+        return []
+    line = (
+        f"per GPU: weights {memory.weight_bytes_per_gpu / BYTES_PER_GB:.2f} GB + KV cache "
+        f"{memory.kv_cache_bytes_per_gpu / BYTES_PER_GB:.2f} GB = {memory.required_bytes_per_gpu / BYTES_PER_GB:.2f} GB "
+        f"of {memory.available_bytes_per_gpu / BYTES_PER_GB:.0f} GB"
+    )
+    if memory.kv_replication > 1:
+        line += f" (KV heads replicated {memory.kv_replication:g}x: more GPUs than KV heads to split)"
+    return [line]
 
 
 def _self_hosting_line(result: Estimate) -> str:

@@ -136,6 +136,20 @@ def test_break_even_beyond_one_fleet_is_not_a_headline(capsys):
     assert "breaks even with the API at 70,543 replies/day" in out
 
 
+def test_per_gpu_memory_with_replicated_kv_heads(capsys):
+    # Qwen3-235B-A22B (4 KV heads) in 8-bit on 8 × H100, batch 64 × 16,384 tokens: each GPU
+    # holds one KV head, 64 × 16,384 × 94 × 2 × 128 × 2 B = 50.47 GB, + 29.39 GB of weights.
+    argv = ("estimate", "--model", "qwen3-235b-a22b", "--gpu", "h100-sxm", "--gpus", "8", "--weight-bits", "8")
+    argv += ("--batch", "64", "--prompt-tokens", "16000", "--output-tokens", "384")
+    _, out, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(out)
+    assert data["kv_replication"] == 2
+    assert data["kv_cache_gb_per_gpu"] == pytest.approx(64 * 16_384 * 94 * 2 * 128 * 2 / 1e9)
+    assert data["memory_required_gb_per_gpu"] == pytest.approx(79.85, abs=0.01)
+    _, out, _ = run_cli(capsys, *argv)
+    assert "= 79.85 GB of 80 GB (KV heads replicated 2x" in out
+
+
 @pytest.mark.parametrize(
     ("argv", "option", "range_text"),
     [
