@@ -6,6 +6,7 @@ say why a number is missing or what it extrapolates, for the CLI and the app to 
 
 from __future__ import annotations
 
+from core import presets
 from core.memory import MemoryPlan
 from core.scenario import Scenario
 from core.units import BYTES_PER_GB
@@ -33,3 +34,28 @@ def memory_problem(scenario: Scenario, plan: MemoryPlan) -> str | None:
     if not plan.max_batch_that_fits:
         return message + "; the weights alone do not fit"
     return message + f"; at most {plan.max_batch_that_fits:,} sequences of {work.sequence_tokens:,} tokens fit"
+
+
+def context_window_tokens(scenario: Scenario) -> int | None:
+    """The model preset's documented context window; None for custom models and the toy."""
+    preset = presets.model_presets().get(scenario.model.id)
+    return None if preset is None else preset.context_tokens
+
+
+def context_problems(scenario: Scenario) -> tuple[str, ...]:
+    """Warnings when a sequence outgrows the model's documented context window (empty when none).
+
+    Not an error: people explore beyond the window, and the physics still runs; the
+    estimate then extrapolates past what the model supports. Example: a 1,000,000-token
+    prompt for Llama 3.1 8B → "1,000,000 prompt + 500 reply = 1,000,500 tokens per
+    sequence exceed Llama 3.1 8B's documented context window of 131,072 tokens ...".
+    """
+    window = context_window_tokens(scenario)
+    work = scenario.workload
+    if window is None or work.sequence_tokens <= window:
+        return ()
+    return (
+        f"{work.prompt_tokens:,} prompt + {work.output_tokens:,} reply = {work.sequence_tokens:,} tokens per "
+        f"sequence exceed {scenario.model.name}'s documented context window of {window:,} tokens: "
+        "the model does not support it, and these figures extrapolate past it",
+    )

@@ -80,8 +80,7 @@ class Estimate:
     @property
     def output_token_vs_prompt_token(self) -> float:
         """How many prompt tokens cost the time of one output token (the lesson's 150x)."""
-        prompt_tokens = max(self.scenario.workload.prompt_tokens - self.scenario.workload.cached_prompt_tokens, 1)
-        return self.tpot_s / (self.prefill.time_s / prompt_tokens)
+        return self.tpot_s / (self.prefill.time_s / self.scenario.workload.new_prompt_tokens)
 
     @property
     def cost_per_reply_usd(self) -> float:

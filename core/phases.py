@@ -123,7 +123,7 @@ def prefill(
     compute-bound, TTFT 46.7 ms. Llama 3.1 8B on one H100 with 99,990 of 100,000 tokens
     cached → (16.06 GB + 100,000 × 131,072 B) / 3.35 TB/s = 8.71 ms, memory-bound.
     """
-    new_tokens = max(prompt_tokens - cached_tokens, 1)
+    new_tokens = max(prompt_tokens - cached_tokens, 1)  # Workload.new_prompt_tokens
     cached = prompt_tokens - new_tokens
     tokens = new_tokens * batch_size
     flops = 2.0 * model.active_params * tokens + batch_size * prefill_attention_flops(model, cached, prompt_tokens)

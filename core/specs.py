@@ -286,6 +286,24 @@ class Workload:
         return self.prompt_tokens + self.output_tokens
 
     @property
+    def new_prompt_tokens(self) -> int:
+        """Prompt tokens each sequence's prefill computes: the uncached ones, at least one.
+
+        At least one, because the first output token needs one forward pass even when the
+        whole prompt is cached.
+        """
+        return max(self.prompt_tokens - self.cached_prompt_tokens, 1)
+
+    @property
+    def prefill_tokens(self) -> int:
+        """Tokens the one prefill pass computes for the whole static batch: batch × new prompt tokens.
+
+        Everyone prefills together, so the TTFT is one pass over all of them. Example:
+        batch 256 of 200-token prompts, nothing cached → 51,200 tokens.
+        """
+        return self.batch_size * self.new_prompt_tokens
+
+    @property
     def mean_decode_context_tokens(self) -> float:
         """The mean context the reply's decode steps read: prompt + (output - 1) / 2.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.checks import context_problems, context_window_tokens
 from core.estimate import Estimate
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION, S_PER_MS
 
@@ -31,6 +32,9 @@ JSON_KEYS = (
     "memory_required_gb_per_gpu",
     "kv_cache_gb_per_gpu",
     "kv_replication",
+    "prefill_tokens",
+    "context_window_tokens",
+    "warnings",
 )
 
 
@@ -60,6 +64,10 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         "memory_required_gb_per_gpu": memory.required_bytes_per_gpu / BYTES_PER_GB,
         "kv_cache_gb_per_gpu": memory.kv_cache_bytes_per_gpu / BYTES_PER_GB,
         "kv_replication": memory.kv_replication,
+        # The static batch prefills together: one pass over batch × uncached prompt tokens.
+        "prefill_tokens": result.scenario.workload.prefill_tokens,
+        "context_window_tokens": context_window_tokens(result.scenario),
+        "warnings": list(context_problems(result.scenario)),
         # null with a reason when the GPU has no price or the setup cannot run; the break-even
         # is null when one fleet cannot reach it (renting never pays at this batch).
         "self_hosting_problem": result.self_hosting_problem,
@@ -90,8 +98,10 @@ def estimate_text(result: Estimate) -> str:
         f"KV {s.precision.kv_bits:g}-bit, efficiency {s.efficiency.label} "
         f"(MBU {s.efficiency.mbu:.2f}, MFU {s.efficiency.mfu:.2f})",
         f"{w.prompt_tokens:,}-token prompt ({w.cached_prompt_tokens:,} cached), {w.output_tokens:,}-token reply, batch {w.batch_size:,}",
+        *(f"warning: {problem}" for problem in context_problems(s)),
         "",
-        f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound",
+        f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound "
+        f"(one pass over {w.prefill_tokens:,} tokens: batch {w.batch_size:,} x {w.new_prompt_tokens:,} uncached)",
         f"TPOT (mean decode step)   {result.tpot_s / S_PER_MS:10.2f} ms   {result.decode_bound}-bound "
         f"(mean over the {w.output_tokens:,} steps, mean context {result.decode.context_tokens:,.1f} tokens)",
         f"total latency             {result.total_s / S_PER_MS:10.2f} ms   = TTFT + decode steps",

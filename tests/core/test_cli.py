@@ -150,6 +150,23 @@ def test_per_gpu_memory_with_replicated_kv_heads(capsys):
     assert "= 79.85 GB of 80 GB (KV heads replicated 2x" in out
 
 
+def test_static_batch_and_context_window_are_shown(capsys):
+    argv = ("estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--batch", "256")
+    _, out, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(out)
+    # 256 sequences × 200 prompt tokens, prefilled in one pass
+    assert data["prefill_tokens"] == 51_200 and data["context_window_tokens"] == 131_072
+    assert data["warnings"] == []
+    _, out, _ = run_cli(capsys, *argv)
+    assert "one pass over 51,200 tokens: batch 256 x 200 uncached" in out and "warning" not in out
+    long = ("estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--prompt-tokens", "1000000")
+    code, out, _ = run_cli(capsys, *long, "--json")
+    assert code == 0  # a warning, not an error: the estimate still runs
+    assert json.loads(out)["warnings"][0].startswith("1,000,000 prompt + 500 reply = 1,000,500 tokens")
+    _, out, _ = run_cli(capsys, *long)
+    assert "warning: 1,000,000 prompt + 500 reply" in out and "context window of 131,072 tokens" in out
+
+
 @pytest.mark.parametrize(
     ("argv", "option", "range_text"),
     [

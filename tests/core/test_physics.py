@@ -459,6 +459,39 @@ def test_break_even_beyond_capacity_is_no_headline():
     assert batched.reachable_break_even_replies_per_day == pytest.approx(70_543, rel=1e-4)
 
 
+def test_a_static_batch_prefills_every_prompt_in_one_pass():
+    # Batch 256 of 200-token prompts: one pass over 256 × 200 = 51,200 tokens, not 200.
+    from core.specs import Workload
+
+    assert Workload(prompt_tokens=200, batch_size=256).prefill_tokens == 51_200
+    # Cached tokens skip the pass, but every sequence computes at least one: 4 × 1.
+    assert Workload(prompt_tokens=1000, cached_prompt_tokens=1000, batch_size=4).prefill_tokens == 4
+    assert Workload(prompt_tokens=1000, cached_prompt_tokens=900, batch_size=4).new_prompt_tokens == 100
+    # The toy: 256 × 200 × 14e9 FLOP / 300e12 = 2,389.33 ms, the time of those 51,200 tokens.
+    result = _estimate("toy-7b", "toy-gpu", batch_size=256)
+    assert result.prefill.flops == 2 * 7e9 * result.scenario.workload.prefill_tokens
+    assert result.ttft_s == pytest.approx(51_200 * 14e9 / 300e12)
+
+
+def test_context_past_the_models_window_is_a_warning_naming_it():
+    from core.checks import context_problems, context_window_tokens
+
+    # Llama 3.1 8B documents 131,072 tokens; a 1,000,000-token prompt + 500-token reply is past it.
+    long = _estimate("llama-3.1-8b", "h100-sxm", prompt_tokens=1_000_000).scenario
+    assert context_window_tokens(long) == 131_072
+    assert context_problems(long) == (
+        "1,000,000 prompt + 500 reply = 1,000,500 tokens per sequence exceed Llama 3.1 8B's documented "
+        "context window of 131,072 tokens: the model does not support it, and these figures extrapolate past it",
+    )
+    # 130,572 + 500 = 131,072: exactly the window, no warning; one more token is past it.
+    assert context_problems(_estimate("llama-3.1-8b", "h100-sxm", prompt_tokens=130_572).scenario) == ()
+    assert len(context_problems(_estimate("llama-3.1-8b", "h100-sxm", prompt_tokens=130_573).scenario)) == 1
+    # Mixtral 8x7B's window; the toy and custom models have none to check against.
+    mixtral = _estimate("mixtral-8x7b", "h100-sxm", prompt_tokens=40_000).scenario
+    assert "Mixtral" in context_problems(mixtral)[0]
+    assert context_window_tokens(_estimate("toy-7b", "toy-gpu", prompt_tokens=1_000_000).scenario) is None
+
+
 def test_line_fit_and_implied_mbu():
     fit = fit_latency_line([1, 3], [0.010, 0.024])
     assert fit.tpot_s == pytest.approx(0.007) and fit.ttft_s == pytest.approx(0.003) and fit.r_squared == 1
