@@ -8,7 +8,8 @@ from core.billing import ReplyCost, SelfHosting, monthly_cost_usd, reply_cost, s
 from core.checks import memory_problem
 from core.memory import MemoryPlan, memory_plan
 from core.parallel import Machine
-from core.phases import Latency, MeanDecodeStep, Step, latency
+from core.phases import Step
+from core.reply import Latency, MeanDecodeStep, latency
 from core.roofline import Bound
 from core.scenario import Scenario
 

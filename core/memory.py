@@ -181,7 +181,7 @@ def memory_plan(
     """
     weights = weight_bytes(model, precision)
     replication = kv_replication(model, gpu_count)
-    per_sequence = float(kv_cache_bytes(model, precision, sequence_tokens, 1, gpu_count))
+    per_sequence = float(kv_cache_bytes(model, precision, sequence_tokens)) * replication
     available = memory_bytes_per_gpu * gpu_count
     if per_sequence == 0:
         max_batch = None if weights <= available else 0

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from core import presets
+from core.arraymath import sum_of_max_of_lines
 from core.batching import critical_batch, sweep_batch_sizes
 from core.billing import reply_cost, self_hosting
 from core.efficiency import IDEAL
@@ -27,11 +28,10 @@ from core.phases import (
     attention_flops_per_token,
     decode_step,
     decode_time_s,
-    latency,
     prefill,
     prefill_attention_flops,
-    sum_of_max_of_lines,
 )
+from core.reply import latency
 from core.specs import CUSTOM_ID, Efficiency, Model, Precision, Pricing
 
 FP16 = Precision(16, 16)

@@ -23,7 +23,8 @@ from core.efficiency import CALIBRATED, IDEAL
 from core.estimate import estimate
 from core.memory import memory_plan
 from core.parallel import effective_machine
-from core.phases import decode_step, decode_time_s, latency, mean_decode_step, prefill
+from core.phases import decode_step, decode_time_s, prefill
+from core.reply import latency, mean_decode_step
 from core.scenario import Scenario, format_number
 from core.specs import GPU, Efficiency, Model, Precision, Pricing, Workload
 
