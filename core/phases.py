@@ -76,10 +76,11 @@ def prefill_attention_flops(model: Model, cached_tokens: int, prompt_tokens: int
     Ordinary attention: 4 × query_heads × head_dim per attended token per layer. Multi-head
     latent attention: the cheaper of its two forms for this pass — expanded (per-head K and
     V: 81,920 per attended token per layer for DeepSeek-V3, plus 33.6 MFLOP to expand each
-    cached latent) or absorbed (278,528, nothing to expand). A fresh prompt always expands
-    (vLLM and SGLang do); a long cached prefix with a few new tokens is cheaper absorbed,
-    which SGLang picks (vLLM expands every prefill). Example: DeepSeek-V3, 1,000 new tokens,
-    nothing cached → 81,920 × 61 × (1 + ... + 1000 = 500,500) = 2.50 TFLOP.
+    cached latent) or absorbed (278,528, nothing to expand): a well-tuned engine's choice.
+    A fresh prompt is cheaper expanded (vLLM expands every prefill); a long cached prefix
+    with a few new tokens is cheaper absorbed (SGLang dispatches between the forms per
+    batch, by backend and prefix length). Example: DeepSeek-V3, 1,000 new tokens, nothing
+    cached → 81,920 × 61 × (1 + ... + 1000 = 500,500) = 2.50 TFLOP.
     """
     if not model.has_attention_shape:
         return 0.0

@@ -172,9 +172,9 @@ def _attention_widths(model: Model) -> dict[str, float]:
 
     Ordinary attention: QKᵀ and the weighted sum of V, 2 × heads × head_dim each →
     4 × heads × head_dim, in decode and prefill alike. Multi-head latent attention, with
-    latent r + ρ (ρ the RoPE part) and H query heads, runs in one of two forms (DeepSeek-V2
-    paper, §2.1.3 and appendix; vLLM's `mla_attention` calls them data-movement friendly
-    and compute friendly):
+    latent r + ρ (ρ the RoPE part) and H query heads, runs in one of two forms (DeepSeek-V2,
+    arXiv 2405.04434, §2.1: W_UK absorbs into W_Q and W_UV into W_O at inference; vLLM's
+    MLA backend calls the forms data-movement friendly and compute friendly):
     - absorbed (decode): W_UK and W_UV fold into the query and output projections, so every
       head attends over the cached latent itself: QKᵀ 2H(r + ρ), V 2Hr → 2H(2r + ρ).
       DeepSeek-V3: 2 × 128 × (1024 + 64) = 278,528, 4.25× the 65,536 of 4 × 128 × 128.
