@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy.typing as npt
+
+from core.batching import BatchSweep, critical_batch, sweep_batch_sizes
 from core.billing import ReplyCost, SelfHosting, monthly_cost_usd, reply_cost, self_hosting
 from core.checks import memory_problem
 from core.memory import MemoryPlan, memory_plan
@@ -40,6 +43,27 @@ class Estimate:
         average the same steps.
         """
         return self.latency.decode
+
+    @property
+    def critical_batch(self) -> int | None:
+        """The smallest batch whose decode step (the mean over this reply) reaches the ridge; None: never."""
+        s, w = self.scenario, self.scenario.workload
+        return critical_batch(s.model, s.precision, self.machine, w.prompt_tokens, w.output_tokens)
+
+    def batch_sweep(self, batch_sizes: npt.ArrayLike) -> BatchSweep:
+        """This reply's decode step (the mean over its steps) at each batch size, against the group's memory."""
+        s, w = self.scenario, self.scenario.workload
+        memory_bytes = s.gpu.memory_bytes * w.gpu_count
+        return sweep_batch_sizes(
+            s.model,
+            s.precision,
+            self.machine,
+            batch_sizes,
+            w.prompt_tokens,
+            w.sequence_tokens,
+            memory_bytes,
+            w.output_tokens,
+        )
 
     @property
     def self_hosting_problem(self) -> str | None:

@@ -340,6 +340,13 @@ def test_one_decode_step_the_mean_over_the_reply():
     assert not sweep.compute_bound[0]
     critical = critical_batch(llama8b, FP16, m, 100, 4000)
     assert critical is None or critical > 512
+    # The estimate hands out the same two, so a page cannot pass another context by accident.
+    assert result.critical_batch == critical
+    own = result.batch_sweep([512])
+    assert (own.intensity_flop_per_byte[0], own.step_time_s[0]) == (
+        sweep.intensity_flop_per_byte[0],
+        sweep.step_time_s[0],
+    )
 
 
 def test_a_reply_that_crosses_the_ridge_is_timed_step_by_step():
