@@ -1,15 +1,14 @@
 """Entry point and router: `streamlit run streamlit_app.py` from the repo root.
 
 Only the frame lives here: the page list and each page's tab title, the link read once
-per session, the shared sidebar (which builds the one Scenario every page reads), the
-other pages' inputs kept bound out of sight, then the page itself. Run from the repo
-root, `core` and `app` import as packages with no path set-up and no install.
+per session, the shared sidebar (the page's own inputs, and the one Scenario every page
+reads), then the page itself. Run from the repo root, `core` and `app` import as
+packages with no path set-up and no install.
 """
 
 import streamlit as st
 
-from app import inputs, link, sidebar
-from app.page_inputs import PAGE_INPUTS
+from app import link, sidebar
 
 PAGES = {
     "overview": st.Page("app/app_pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
@@ -23,7 +22,6 @@ page = st.navigation(list(PAGES.values()))
 st.set_page_config(page_title=f"{page.title} · LLM serving cost", page_icon=":material/speed:", layout="wide")
 current = next(name for name, candidate in PAGES.items() if candidate is page)
 link.read_once()
-scenario = sidebar.render("/" if current == "overview" else f"/{current}")
-inputs.offscreen(i for name, group in PAGE_INPUTS.items() if name != current for i in group)
+scenario = sidebar.render(current, "/" if current == "overview" else f"/{current}")
 link.show_warnings(scenario)
 page.run()

@@ -102,15 +102,19 @@ def latency_line(
     measured: tuple[Numbers, Numbers] | None = None,
     fit: LineFit | None = None,
     measured_name: str = "simulated measurements",
+    chord: tuple[int, float] | None = None,
 ) -> go.Figure:
     """Total latency (ms) against output tokens: the model's line from TTFT at M = 0, points, their fit.
 
-    `measured` is (output tokens, latency in seconds).
+    `measured` is (output tokens, latency in seconds). `chord` = (M, TPOT s) draws the
+    straight TTFT + M × TPOT beside a curve that bends (a KV cache: each step reads more
+    than the last), so the two can be told apart; without one the model is that line.
     """
     x, y = thin([0.0, *output_tokens], [ttft_s, *latency_s])
     name = f"TTFT (prefill) {fmt.duration(ttft_s)}"
+    model_name = "model: TTFT + Σ decode steps" if chord else "model: TTFT + M × TPOT"
     traces = [
-        _line(x, _ms(y), "model: TTFT + M × TPOT", theme.DECODE, _hover("tokens", "model"), width=3),
+        _line(x, _ms(y), model_name, theme.DECODE, _hover("tokens", "model"), width=3),
         _points(
             [0],
             [ttft_s * 1e3],
@@ -126,6 +130,11 @@ def latency_line(
         top = max(top, float(mx.max()))
         marker = {"color": theme.MEASURED, "size": 9, "line": {"width": 1, "color": theme.CEILING}}
         traces.append(_points(mx, _ms(my), measured_name, _hover("tokens", "measured"), marker))
+    if chord is not None:
+        reply, tpot_s = chord
+        ends = _ms([ttft_s, ttft_s + tpot_s * reply])
+        traces.append(_line([0, reply], ends, f"chord at M = {fmt.count(reply)}: TTFT + M × TPOT", theme.CEILING,
+                            _hover("tokens", "chord"), dash="dot"))  # fmt: skip
     if fit is not None:
         name = f"fit: {fmt.ms(fit.ttft_s)} + M × {fmt.ms(fit.tpot_s, 3)}"
         fit_ms = _ms([fit.ttft_s, fit.ttft_s + fit.tpot_s * top])

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from core.batching import BatchSweep, critical_batch, sweep_batch_sizes
+from core.batching import BatchSweep
 from core.estimate import Estimate, estimate
 from core.lesson import Drills, LabRun, drills, lab_run, simulate_measurements
-from core.phases import decode_time_s
+from core.phases import decode_step, decode_time_s
 from core.scenario import Scenario
 
 
@@ -42,24 +42,13 @@ def cached_estimate(scenario: Scenario) -> Estimate:
 
 @st.cache_data(max_entries=256, hash_funcs=_HASH)
 def cached_batch_sweep(scenario: Scenario, batch_sizes: tuple[int, ...]) -> BatchSweep:
-    """Decode at each batch size, at the reply's mid-point context, against the group's memory."""
-    workload = scenario.workload
-    return sweep_batch_sizes(
-        scenario.model,
-        scenario.precision,
-        scenario.machine,
-        np.asarray(batch_sizes, dtype=float),
-        workload.mid_reply_context_tokens,
-        workload.sequence_tokens,
-        scenario.gpu.memory_bytes * workload.gpu_count,
-    )
+    """This reply's decode step (the mean over its steps) at each batch size, against the group's memory."""
+    return cached_estimate(scenario).batch_sweep(np.asarray(batch_sizes, dtype=float))
 
 
 @st.cache_data(max_entries=256, hash_funcs=_HASH)
 def cached_critical_batch(scenario: Scenario) -> int | None:
-    return critical_batch(
-        scenario.model, scenario.precision, scenario.machine, scenario.workload.mid_reply_context_tokens
-    )
+    return cached_estimate(scenario).critical_batch
 
 
 @st.cache_data(max_entries=256, hash_funcs=_HASH)
@@ -76,6 +65,17 @@ def cached_latency_line(scenario: Scenario, output_tokens: tuple[int, ...]) -> n
         workload.batch_size,
     )
     return est.ttft_s + np.asarray(decode, dtype=float)
+
+
+@st.cache_data(max_entries=256, hash_funcs=_HASH)
+def cached_step_times(scenario: Scenario) -> tuple[float, float]:
+    """The first and the last decode step of the reply (s): how far the steps slow as the KV cache grows."""
+    w = scenario.workload
+    first, last = (
+        decode_step(scenario.model, scenario.precision, scenario.machine, w.batch_size, context).time_s
+        for context in (w.prompt_tokens, w.prompt_tokens + w.output_tokens - 1)
+    )
+    return first, last
 
 
 @st.cache_data(max_entries=256)

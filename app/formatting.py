@@ -61,3 +61,14 @@ def percent(fraction: float) -> str:
 
 def count(value: float) -> str:
     return f"{value:,.0f}"
+
+
+def plural(value: float, one: str, many: str | None = None) -> str:
+    """'1 token', '2 tokens', '1,000 tokens': the count with the noun that agrees with it."""
+    shown = count(value)
+    return f"{shown} {one if shown == '1' else many or one + 's'}"
+
+
+def tokens(value: float) -> str:
+    """'1 token', '51,200 tokens'."""
+    return plural(value, "token")

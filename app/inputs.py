@@ -8,8 +8,10 @@ adds no browser-history entry, so Back and Forward move one page at a time.
 Two of bind's behaviours shape what is here:
 - a bound widget that is not drawn on a run loses its URL parameter, and Streamlit
   writes that change (and the value's return, with `persist_state`) with `pushState`,
-  one history entry each. So every bound input is drawn on every run: the inputs of
-  other pages go into an invisible container (`offscreen`), not behind `persist_state`.
+  one history entry each; so does a page switch when a widget drawn by a page script
+  holds a value (its parameter is filtered as another page's, then restored). So every
+  bound input is drawn on every run, by the entry script: a page's own inputs in the
+  sidebar, the other pages' in an invisible container (`offscreen`).
 - bind drops a malformed value and resets an out-of-range one to the default, silently.
   A shared link is therefore read once by our own lenient parser first (`app.link`),
   which warns and clamps, and the cleaned values are what bind then seeds from.

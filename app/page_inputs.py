@@ -1,11 +1,16 @@
 """The pages' own inputs, described once each: the same `Input` the scenario's fields use.
 
-They travel in the link beside the scenario (`?seed=7`, `?p1=7&reveal=true`) and are
-drawn by their page; the frame draws the other pages' ones out of sight so that every
-bound input is on every run (see `app.inputs.offscreen`).
+They travel in the link beside the scenario (`?seed=7`, `?p1=7&reveal=true`). The frame
+draws them, in the sidebar under the page's own heading, and the other pages' ones out of
+sight, so every bound input is on every run and belongs to the entry script (see
+`app.inputs`); pages read their values with `value(key)`.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
 
 from core.fields import Input
 from core.lesson import JITTER, SEED
@@ -86,3 +91,9 @@ PAGE_INPUTS: dict[str, tuple[Input, ...]] = {
     ),  # fmt: skip
 }
 BY_KEY: dict[str, Input] = {i.key: i for page in PAGE_INPUTS.values() for i in page}
+HEADINGS = {"latency": "Simulation", "bill": "Comparison", "lesson": "Your predictions"}
+
+
+def value(key: str) -> Any:
+    """A page input's value on this run (its default before the frame has drawn it)."""
+    return st.session_state.get(key, BY_KEY[key].default)

@@ -15,8 +15,10 @@ import streamlit as st
 from app import inputs, link, price_catalogue, state
 from app import sidebar_text as words
 from app.compute import cached_estimate, cached_scenario
+from app.page_inputs import HEADINGS, PAGE_INPUTS
 from app.safe import plain
 from core import presets
+from core.checks import context_problems
 from core.efficiency import NAMED, default_efficiency
 from core.fields import Input, shown_value
 from core.fields import inputs as described
@@ -237,12 +239,23 @@ def _build(alerts: Any) -> Scenario:
     return scenario
 
 
-def render(page_path: str) -> Scenario:
+def _page_inputs(page: str) -> None:
+    """The current page's own inputs under its heading; every other page's, out of sight."""
+    own = PAGE_INPUTS.get(page, ())
+    if own:
+        st.subheader(HEADINGS[page])
+        for described_input in own:
+            inputs.draw(described_input)
+    inputs.offscreen(i for name, group in PAGE_INPUTS.items() if name != page for i in group)
+
+
+def render(page: str, page_path: str) -> Scenario:
     """Draw the sidebar, store and return this run's Scenario (the last valid one on bad input).
 
-    `page_path` ("/latency") is the current page's, for the share box's link.
+    `page` ("latency") picks the page inputs shown; `page_path` ("/latency") is for the share box's link.
     """
     with st.sidebar:
+        _page_inputs(page)
         alerts = st.container()
         model_id = _select("model")
         gpu_id = _select("gpu")
@@ -259,6 +272,8 @@ def render(page_path: str) -> Scenario:
     memory = words.memory_warning(scenario, cached_estimate(scenario).memory)
     if memory:
         alerts.warning(memory, icon=":material/memory:")
+    for problem in context_problems(scenario):
+        alerts.warning(plain(problem[0].upper() + problem[1:], 400) + ".", icon=":material/straighten:")
     share = st.sidebar.expander(
         "Share or save this scenario", icon=":material/share:", key="sb_share_open", on_change="rerun"
     )

@@ -7,6 +7,7 @@ import math
 from app import formatting
 from app.safe import plain
 from core import presets
+from core.checks import memory_problem
 from core.memory import MemoryPlan
 from core.scenario import Scenario
 from core.specs import CUSTOM_ID
@@ -55,14 +56,10 @@ def traffic_note(replies_per_day: float | None, days_per_month: int | None) -> s
 
 def memory_warning(scenario: Scenario, plan: MemoryPlan) -> str | None:
     """What to change when weights + KV cache do not fit, or None when they do."""
-    if plan.fits:
+    problem = memory_problem(scenario, plan)
+    if problem is None:
         return None
-    per_gpu = scenario.gpu.memory_bytes
-    needed = math.ceil(plan.required_bytes / per_gpu)
-    fit = plan.max_batch_that_fits
-    batch = f" At most {fit:,} sequences fit." if fit else ""
-    return (
-        f"Weights + KV cache need {formatting.gigabytes(plan.required_bytes)} but {scenario.workload.gpu_count} ×"
-        f" {formatting.gigabytes(per_gpu)} = {formatting.gigabytes(plan.available_bytes)}.{batch} Use at least"
-        f" {needed:,} GPUs, fewer bits per weight, or a smaller batch."
-    )
+    # Per GPU: with more GPUs than KV heads each holds a whole head, so KV does not split evenly.
+    needed = math.ceil(plan.required_bytes / scenario.gpu.memory_bytes) if plan.kv_replication == 1 else None
+    more = f"at least {needed:,} GPUs" if needed else "more GPUs"
+    return f"{plain(problem[0].upper() + problem[1:])}. Use {more}, fewer bits per weight, or a smaller batch."

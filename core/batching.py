@@ -13,8 +13,8 @@ import numpy.typing as npt
 
 from core.memory import kv_cache_bytes, weight_bytes
 from core.parallel import Machine
-from core.phases import decode_bytes, decode_fixed_time_s, decode_flops
-from core.roofline import arithmetic_intensity_flop_per_byte, is_compute_bound, step_time_s
+from core.phases import decode_time_s, mean_decode_bytes, mean_decode_flops
+from core.roofline import arithmetic_intensity_flop_per_byte, is_compute_bound
 from core.specs import Model, Precision
 
 FloatArray = npt.NDArray[np.float64]
@@ -44,21 +44,26 @@ def sweep_batch_sizes(
     context_tokens: int,
     sequence_tokens: int,
     memory_bytes: float,
+    output_tokens: int = 1,
 ) -> BatchSweep:
-    """One decode step at every batch size in `batch_sizes`, vectorised (no Python loop over points).
+    """The decode step at every batch size in `batch_sizes`, vectorised (no Python loop over points).
 
-    step time = roofline(weights + B × KV(context), B × FLOPs per token) + fixed costs;
-    throughput = B / step time; memory = weights + B × KV(sequence_tokens) against
-    `memory_bytes`. Example (the lesson): the toy 7B at B = 64 → 7.000 ms, 9,143 tok/s;
-    at B = 300 → 14.000 ms, 21,429 tok/s (compute-bound).
+    The step is the estimate's: the mean over `output_tokens` steps at contexts
+    context_tokens, context_tokens + 1, ... (pass the prompt and the reply length; the mean
+    context is then prompt + (reply - 1) / 2). With output_tokens = 1 it is the one step at
+    `context_tokens`. step time = Σ roofline(weights + B × KV, B × FLOPs per token) + fixed
+    costs, ÷ steps; intensity = mean FLOPs ÷ mean bytes; throughput = B / step time; memory
+    = weights + B × KV(sequence_tokens) against `memory_bytes`. Example (the lesson): the
+    toy 7B at B = 64 → 7.000 ms, 9,143 tok/s; at B = 300 → 14.000 ms, 21,429 tok/s
+    (compute-bound).
     """
     batch = np.asarray(batch_sizes, dtype=float)
-    flops = decode_flops(model, batch, context_tokens)
-    bytes_moved = decode_bytes(model, precision, batch, context_tokens)
-    time_s = step_time_s(bytes_moved, flops, machine.bandwidth_bytes_per_s, machine.compute_flops_per_s)
-    time_s = time_s + decode_fixed_time_s(model, machine, batch)
+    flops = mean_decode_flops(model, batch, context_tokens, output_tokens)
+    bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens, machine.gpu_count)
+    time_s = decode_time_s(model, precision, machine, context_tokens, output_tokens, batch) / output_tokens
     intensity = arithmetic_intensity_flop_per_byte(flops, bytes_moved)
-    required = weight_bytes(model, precision) + kv_cache_bytes(model, precision, sequence_tokens, batch)
+    kv_bytes = kv_cache_bytes(model, precision, sequence_tokens, batch, machine.gpu_count)
+    required = weight_bytes(model, precision) + kv_bytes
     return BatchSweep(
         batch_size=batch,
         step_time_s=time_s,
@@ -71,18 +76,23 @@ def sweep_batch_sizes(
     )
 
 
-def critical_batch(model: Model, precision: Precision, machine: Machine, context_tokens: int) -> int | None:
+def critical_batch(
+    model: Model, precision: Precision, machine: Machine, context_tokens: int, output_tokens: int = 1
+) -> int | None:
     """The smallest batch whose decode intensity reaches the machine balance (the ridge).
 
-    Intensity never falls as the batch grows (weights are shared, KV is per sequence), so
-    a bisection finds it. None when even a huge batch stays memory-bound — long contexts,
-    where each sequence's KV read outweighs its maths. Example (the lesson): intensity =
-    B FLOP/byte against a balance of 150 → 150.
+    The decode step is the estimate's, as in `sweep_batch_sizes`: the mean over
+    `output_tokens` steps from `context_tokens` (pass the prompt and the reply length), or
+    the one step at `context_tokens` when output_tokens = 1. Intensity never falls as the
+    batch grows (weights are shared, KV is per sequence), so a bisection finds it. None
+    when even a huge batch stays memory-bound — long contexts, where each sequence's KV
+    read outweighs its maths. Example (the lesson): intensity = B FLOP/byte against a
+    balance of 150 → 150.
     """
 
     def reaches(batch: int) -> bool:
-        flops = decode_flops(model, batch, context_tokens)
-        bytes_moved = decode_bytes(model, precision, batch, context_tokens)
+        flops = mean_decode_flops(model, batch, context_tokens, output_tokens)
+        bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens, machine.gpu_count)
         return bool(flops / bytes_moved >= machine.balance_flop_per_byte * (1 - 1e-12))
 
     if not reaches(MAX_SEARCH_BATCH):

@@ -82,7 +82,8 @@ class SelfHosting:
         """Traffic at which one always-on fleet costs what the API would: fleet $/day ÷ API $/reply.
 
         Below it the API is cheaper; above it self-hosting is — but only up to the fleet's
-        capacity. Infinite when the API is free.
+        capacity: past capacity the number is no headline (see `reachable_break_even_replies_per_day`).
+        Infinite when the API is free.
         """
         if self.api_cost_per_reply_usd == 0:
             return float("inf")
@@ -90,7 +91,18 @@ class SelfHosting:
 
     @property
     def breaks_even(self) -> bool:
+        """Whether one fleet ever beats the API: the break-even lies within its capacity."""
         return self.break_even_replies_per_day <= self.capacity_replies_per_day
+
+    @property
+    def reachable_break_even_replies_per_day(self) -> float | None:
+        """The break-even traffic when one fleet can serve it; None when it lies beyond capacity.
+
+        None means renting never pays at this batch: even at full load a reply costs
+        `cost_per_reply_usd`, more than the API's. Example: $48 a day against $0.001 a reply
+        → 48,000 a day, reachable only by a fleet serving at least that many.
+        """
+        return self.break_even_replies_per_day if self.breaks_even else None
 
 
 def self_hosting(

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy.typing as npt
+
+from core.batching import BatchSweep, critical_batch, sweep_batch_sizes
 from core.billing import ReplyCost, SelfHosting, monthly_cost_usd, reply_cost, self_hosting
+from core.checks import memory_problem
 from core.memory import MemoryPlan, memory_plan
 from core.parallel import Machine
-from core.phases import Latency, Step, decode_step, latency
+from core.phases import Step
+from core.reply import Latency, MeanDecodeStep, latency
 from core.roofline import Bound
 from core.scenario import Scenario
 
@@ -18,11 +23,11 @@ class Estimate:
 
     scenario: Scenario
     machine: Machine
-    mean_decode: Step  # batch B at the reply's mid-point context: a typical step
     latency: Latency
     memory: MemoryPlan
     reply_cost: ReplyCost
-    self_hosting: SelfHosting | None  # None when the GPU has no rental price
+    # None when the GPU has no rental price or the batch does not fit: see self_hosting_problem.
+    self_hosting: SelfHosting | None
 
     @property
     def prefill(self) -> Step:
@@ -30,10 +35,44 @@ class Estimate:
         return self.latency.prefill
 
     @property
-    def first_decode(self) -> Step:
-        """Batch B at the prompt's context: the step the reply starts with."""
-        s = self.scenario
-        return decode_step(s.model, s.precision, self.machine, s.workload.batch_size, s.workload.prompt_tokens)
+    def decode(self) -> MeanDecodeStep:
+        """The decode step: the mean over the reply's steps (bytes, FLOPs, time), the only one there is.
+
+        Its time is the TPOT, its intensity mean FLOPs ÷ mean bytes, its bound follows from
+        that; `critical_batch` and `sweep_batch_sizes` given the prompt and reply length
+        average the same steps.
+        """
+        return self.latency.decode
+
+    @property
+    def critical_batch(self) -> int | None:
+        """The smallest batch whose decode step (the mean over this reply) reaches the ridge; None: never."""
+        s, w = self.scenario, self.scenario.workload
+        return critical_batch(s.model, s.precision, self.machine, w.prompt_tokens, w.output_tokens)
+
+    def batch_sweep(self, batch_sizes: npt.ArrayLike) -> BatchSweep:
+        """This reply's decode step (the mean over its steps) at each batch size, against the group's memory."""
+        s, w = self.scenario, self.scenario.workload
+        memory_bytes = s.gpu.memory_bytes * w.gpu_count
+        return sweep_batch_sizes(
+            s.model,
+            s.precision,
+            self.machine,
+            batch_sizes,
+            w.prompt_tokens,
+            w.sequence_tokens,
+            memory_bytes,
+            w.output_tokens,
+        )
+
+    @property
+    def self_hosting_problem(self) -> str | None:
+        """Why there is no self-hosting figure ("not possible: ... does not fit ..."), or None when there is one."""
+        if self.self_hosting is not None:
+            return None
+        if self.scenario.gpu.price_usd_per_hour is None:
+            return "no rental price for this GPU"
+        return f"not possible: {memory_problem(self.scenario, self.memory)}"
 
     @property
     def ttft_s(self) -> float:
@@ -41,8 +80,8 @@ class Estimate:
 
     @property
     def tpot_s(self) -> float:
-        """Mean decode step over the reply (TPOT grows with context when there is a KV cache)."""
-        return self.latency.mean_tpot_s
+        """The decode step's time: the mean over the reply (steps grow with context when there is a KV cache)."""
+        return self.latency.tpot_s
 
     @property
     def total_s(self) -> float:
@@ -50,7 +89,7 @@ class Estimate:
 
     @property
     def decode_bound(self) -> Bound:
-        return self.mean_decode.bound
+        return self.decode.bound
 
     @property
     def output_tokens_per_s(self) -> float:
@@ -66,8 +105,7 @@ class Estimate:
     @property
     def output_token_vs_prompt_token(self) -> float:
         """How many prompt tokens cost the time of one output token (the lesson's 150x)."""
-        prompt_tokens = max(self.scenario.workload.prompt_tokens - self.scenario.workload.cached_prompt_tokens, 1)
-        return self.tpot_s / (self.prefill.time_s / prompt_tokens)
+        return self.tpot_s / (self.prefill.time_s / self.scenario.workload.new_prompt_tokens)
 
     @property
     def cost_per_reply_usd(self) -> float:
@@ -91,16 +129,15 @@ def estimate(scenario: Scenario) -> Estimate:
     line = latency(model, precision, machine, workload.prompt_tokens, output, batch, workload.cached_prompt_tokens)
     cost = reply_cost(scenario.pricing, workload.prompt_tokens, output, workload.cached_prompt_tokens)
     price = scenario.gpu.price_usd_per_hour
+    plan = memory_plan(model, precision, scenario.gpu.memory_bytes, workload.gpu_count, batch, workload.sequence_tokens)
     return Estimate(
         scenario=scenario,
         machine=machine,
-        mean_decode=decode_step(model, precision, machine, batch, workload.mid_reply_context_tokens),
         latency=line,
-        memory=memory_plan(
-            model, precision, scenario.gpu.memory_bytes, workload.gpu_count, batch, workload.sequence_tokens
-        ),
+        memory=plan,
         reply_cost=cost,
+        # A setup that cannot hold its batch has no price per token and no break-even.
         self_hosting=None
-        if price is None
+        if price is None or not plan.fits
         else self_hosting(price, workload.gpu_count, batch, output, line.total_s, cost.total_usd),
     )

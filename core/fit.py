@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.arraymath import Quantity
+from core.estimate import Estimate
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +47,31 @@ def fit_latency_line(output_tokens: Quantity, latency_s: Quantity) -> LineFit:
     return LineFit(tpot_s=slope, ttft_s=intercept, r_squared=r_squared, points=int(x.size))
 
 
-def implied_mbu(tpot_s: float, bytes_per_step: float, bandwidth_bytes_per_s: float) -> float:
-    """MBU = (bytes one decode step must read ÷ measured TPOT) ÷ peak bandwidth.
+def implied_mbu(result: Estimate, measured_tpot_s: float) -> float | None:
+    """The memory-bandwidth utilisation a measured TPOT implies, read the way the model reads its own.
 
-    Reference: Databricks/Mosaic, "LLM Inference Performance Engineering" (2023), which
-    defines MBU this way. Example: 13.48 GB per step at 10.0 ms on a 2,039 GB/s A100 →
-    1348 GB/s ÷ 2039 GB/s = 0.66.
+    implied MBU = mean bytes per decode step ÷ (measured TPOT − fixed − waiting) ÷ (N × peak bandwidth)
+
+    In words: from the measured time per output token take off what the model spends on
+    anything but reading memory — the fixed per-step costs (step overhead, per-sequence
+    overhead, tensor-parallel all-reduces) and the time its steps wait on maths beyond their
+    memory time (zero when every step of the reply is memory-bound) — and divide the bytes
+    the mean decode step reads (weights plus the KV caches, averaged over the reply) by
+    what is left, as a share of the GPUs' peak bandwidth. A measurement equal to the
+    estimate's TPOT implies exactly the scenario's MBU; a slower one, a lower MBU. None when
+    the measurement leaves no time for memory at all (it is no slower than the fixed costs
+    and the waiting alone). Reference: Databricks/Mosaic, "LLM Inference Performance
+    Engineering" (2023): MBU = achieved bandwidth (bytes ÷ time per token) ÷ peak bandwidth.
+    Example: Llama 3.1 8B on one H100, calibrated, batch 1, 1,000-token prompt, 1-token
+    reply: 16.191 GB per step, fixed 2.5 ms + 14 µs; a measured 10 ms →
+    16.191e9 ÷ 7.486e-3 s ÷ 3.35e12 B/s = 0.646.
     """
-    if tpot_s <= 0:
-        raise ValueError(f"tpot_s must be > 0, got {tpot_s!r}")
-    return bytes_per_step / tpot_s / bandwidth_bytes_per_s
+    if not measured_tpot_s > 0:
+        raise ValueError(f"measured_tpot_s must be > 0, got {measured_tpot_s!r}")
+    step = result.decode
+    waiting_s = step.time_s - step.fixed_time_s - step.memory_time_s
+    memory_s = measured_tpot_s - step.fixed_time_s - waiting_s
+    if memory_s <= 0:
+        return None
+    gpu, gpu_count = result.scenario.gpu, result.scenario.workload.gpu_count
+    return step.bytes_moved / memory_s / (gpu.memory_bandwidth_bytes_per_s * gpu_count)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.arraymath import Quantity, minimum
+from core.arraymath import Quantity, minimum, sum_capped
 from core.specs import Model, Precision
 from core.units import BITS_PER_BYTE
 
@@ -62,26 +62,81 @@ def kv_bytes_per_token(model: Model, precision: Precision) -> float:
     return kv_bytes_per_token_per_layer(model, precision) * (model.layers or 0)
 
 
-def kv_cache_bytes(model: Model, precision: Precision, context_tokens: Quantity, sequences: Quantity = 1) -> Quantity:
-    """KV cache held for `sequences` sequences of `context_tokens` tokens each.
+def kv_token_layers(model: Model, context_tokens: Quantity) -> Quantity:
+    """Σ over layers of the tokens each layer caches (and attends over) at `context_tokens`.
 
-    Sliding-window layers keep at most their window; full-attention layers keep everything.
+    Full-attention layers keep every token; sliding-window layers at most their window.
+    Example: gpt-oss-20b (12 full layers, 12 with a 128-token window) at 10,000 tokens →
+    12 × 10,000 + 12 × 128 = 121,536. No attention shape: 0.
     """
-    per_layer = kv_bytes_per_token_per_layer(model, precision)
     attended = model.full_attention_layers * context_tokens
     if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
         attended = attended + model.sliding_window_layers * minimum(context_tokens, model.sliding_window_tokens)
-    return per_layer * attended * sequences
+    return attended
+
+
+def mean_kv_token_layers(model: Model, first_context_tokens: int, steps: int) -> float:
+    """Mean of `kv_token_layers` over contexts first, first + 1, ..., first + steps - 1, in closed form.
+
+    What the reply's decode steps cache and attend over, on average. Without sliding
+    windows it is the token-layers at the mean context, first + (steps - 1) / 2.
+    Example: Llama 3.1 8B (32 full layers), contexts 100..4,099 → 32 × 2,099.5 = 67,184.
+    """
+    last = first_context_tokens + steps - 1
+    attended = model.full_attention_layers * (first_context_tokens + last) / 2
+    if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
+        window = sum_capped(first_context_tokens, last, model.sliding_window_tokens) / steps
+        attended += model.sliding_window_layers * window
+    return attended
+
+
+def kv_replication(model: Model, gpu_count: int) -> float:
+    """How many copies of each KV element a tensor-parallel group of `gpu_count` GPUs stores.
+
+    Tensor parallelism splits attention by head: with N GPUs and K KV heads each GPU holds
+    ceil(K / N) heads, so past N = K the heads are replicated (vLLM keeps max(1, K / N) per
+    GPU): N × ceil(K / N) / K, the busiest GPU's share times N. Latent attention caches one
+    latent that every head reads, so every rank keeps it whole: N (SGLang's data-parallel
+    attention exists to avoid exactly this). Examples: Qwen3-235B-A22B (K = 4) on 8 GPUs →
+    8 × 1 / 4 = 2; Llama 3.1 70B (K = 8) on 8 → 1; DeepSeek-V3 on 8 → 8. One GPU: 1.
+    """
+    if gpu_count == 1 or not model.has_attention_shape:
+        return 1.0
+    if model.kv_latent_dim is not None:
+        return float(gpu_count)
+    kv_heads = model.kv_heads or 1
+    return gpu_count * math.ceil(kv_heads / gpu_count) / kv_heads
+
+
+def kv_cache_bytes(
+    model: Model, precision: Precision, context_tokens: Quantity, sequences: Quantity = 1, gpu_count: int = 1
+) -> Quantity:
+    """KV cache held for `sequences` sequences of `context_tokens` tokens each, over `gpu_count` GPUs.
+
+    Sliding-window layers keep at most their window; full-attention layers keep everything;
+    heads replicated by tensor parallelism count once per copy (`kv_replication`), since
+    each copy is stored and read.
+    """
+    per_token_layer = kv_bytes_per_token_per_layer(model, precision)
+    if gpu_count > 1:
+        per_token_layer *= kv_replication(model, gpu_count)
+    return per_token_layer * kv_token_layers(model, context_tokens) * sequences
 
 
 @dataclass(frozen=True, slots=True)
 class MemoryPlan:
-    """What a batch needs in GPU memory, against what the tensor-parallel group has."""
+    """What a batch needs in GPU memory, against what the tensor-parallel group has.
+
+    Totals are over the group, replicated KV heads counted once per copy; the per-GPU
+    figures divide by the GPU count (weights and heads split evenly, the busiest GPU's KV).
+    """
 
     weight_bytes: float
-    kv_cache_bytes: float
+    kv_cache_bytes: float  # every copy: logical cache × kv_replication
     available_bytes: float
     max_batch_that_fits: int | None  # None: no KV cache, so memory never limits the batch
+    gpu_count: int = 1
+    kv_replication: float = 1.0  # copies of each KV element the group stores (see kv_replication)
 
     @property
     def required_bytes(self) -> float:
@@ -90,6 +145,22 @@ class MemoryPlan:
     @property
     def fits(self) -> bool:
         return self.required_bytes <= self.available_bytes
+
+    @property
+    def weight_bytes_per_gpu(self) -> float:
+        return self.weight_bytes / self.gpu_count
+
+    @property
+    def kv_cache_bytes_per_gpu(self) -> float:
+        return self.kv_cache_bytes / self.gpu_count
+
+    @property
+    def required_bytes_per_gpu(self) -> float:
+        return self.required_bytes / self.gpu_count
+
+    @property
+    def available_bytes_per_gpu(self) -> float:
+        return self.available_bytes / self.gpu_count
 
 
 def memory_plan(
@@ -100,15 +171,17 @@ def memory_plan(
     batch_size: int,
     sequence_tokens: int,
 ) -> MemoryPlan:
-    """weights + batch × KV(prompt + output) against memory × GPUs.
+    """weights + batch × KV(prompt + output) × replication against memory × GPUs.
 
     Ignores activations, the CUDA context and allocator fragmentation (typically a few GB
     per GPU): "fits" is optimistic near the edge. Example: Llama 3.1 8B fp16 on one 80 GB
     GPU, 8,192-token sequences → weights 16.06 GB, KV 1.07 GB per sequence →
-    (80 - 16.06) / 1.07 = 59 sequences fit.
+    (80 - 16.06) / 1.07 = 59 sequences fit. On more GPUs than KV heads each head is stored
+    on several GPUs (`kv_replication`), which the per-sequence KV counts.
     """
     weights = weight_bytes(model, precision)
-    per_sequence = float(kv_cache_bytes(model, precision, sequence_tokens))
+    replication = kv_replication(model, gpu_count)
+    per_sequence = float(kv_cache_bytes(model, precision, sequence_tokens)) * replication
     available = memory_bytes_per_gpu * gpu_count
     if per_sequence == 0:
         max_batch = None if weights <= available else 0
@@ -119,4 +192,6 @@ def memory_plan(
         kv_cache_bytes=per_sequence * batch_size,
         available_bytes=available,
         max_batch_that_fits=max_batch,
+        gpu_count=gpu_count,
+        kv_replication=replication,
     )

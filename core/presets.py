@@ -17,6 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from core.fields import inputs
 from core.specs import CUSTOM_ID, GPU, Model
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
 
@@ -38,14 +39,10 @@ _GPU_REQUIRED = {
 _GPU_OPTIONAL = {"price_usd_per_hour", "compute_estimated", "notes"}
 _SHAPE = {"layers", "hidden", "query_heads", "kv_heads", "head_dim", "context_tokens"}
 _MODEL_REQUIRED = {"id", "name", "total_params_b", "active_params_b", "source", "as_of"}
-_MODEL_OPTIONAL = _SHAPE | {
-    "experts",
-    "experts_per_token",
-    "kv_latent_dim",
-    "sliding_window_tokens",
-    "sliding_window_layers",
-    "notes",
-}
+# Whole-number model fields are written in the file under their own names (layers, experts,
+# kv_latent_dim, …): the descriptions list them, so a new one needs no change here.
+_MODEL_COUNTS = tuple(name for name, described in inputs(Model) if described.kind is int)
+_MODEL_OPTIONAL = _SHAPE | set(_MODEL_COUNTS) | {"notes"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,21 +121,7 @@ def parse_model(entry: dict[str, Any]) -> ModelPreset:
             name=entry["name"],
             total_params=round(entry["total_params_b"] * PARAMS_PER_BILLION),
             active_params=round(entry["active_params_b"] * PARAMS_PER_BILLION),
-            **{
-                key: entry.get(key)
-                for key in (
-                    "layers",
-                    "hidden",
-                    "query_heads",
-                    "kv_heads",
-                    "head_dim",
-                    "experts",
-                    "experts_per_token",
-                    "kv_latent_dim",
-                    "sliding_window_tokens",
-                    "sliding_window_layers",
-                )
-            },
+            **{key: entry.get(key) for key in _MODEL_COUNTS},
         )
     except (TypeError, ValueError) as error:
         raise ValueError(f"{label}: {error}") from error

@@ -82,6 +82,11 @@ class Model:
     nothing: the lesson's toy model. Mixture-of-experts models give `experts` and
     `experts_per_token`; the split between shared and expert weights then follows from
     total and active parameters.
+
+    Multi-head latent attention (DeepSeek-V2/V3) gives `kv_latent_dim`, the cached latent
+    per token per layer (kv_lora_rank + qk_rope_head_dim = 512 + 64 = 576), and
+    `kv_latent_rope_dim`, the part of it that is the shared RoPE key (64). `head_dim`
+    then stands for both qk_nope_head_dim and v_head_dim (128 and 128 in DeepSeek-V3).
     """
 
     id: str
@@ -140,6 +145,12 @@ class Model:
         None, key="swalayers", kind=int, label="Sliding-window layers", low=1, high="layers", optional=True,
         flag="--sliding-window-layers", help="How many of the layers use the sliding window.",
     )  # fmt: skip
+    # Of kv_latent_dim, the elements that are the decoupled RoPE key shared by every head
+    # (DeepSeek-V3: 64 of 576); None reads as 0.
+    kv_latent_rope_dim: int | None = described(
+        None, key="kvrope", kind=int, label="Latent RoPE width", low=0, high="kv_latent_dim - 1", optional=True,
+        flag="--kv-latent-rope-dim", help="Latent attention: how much of the cached latent is the shared RoPE key (64).",
+    )  # fmt: skip
     # Derived once on construction (every estimate reads them many times); not part of equality.
     has_attention_shape: bool = field(init=False, repr=False, compare=False)
     is_moe: bool = field(init=False, repr=False, compare=False)
@@ -150,6 +161,11 @@ class Model:
     params_per_expert: float = field(init=False, repr=False, compare=False)
     # Weights every token reads (attention, embeddings, shared experts, dense layers).
     shared_params: float = field(init=False, repr=False, compare=False)
+    # Attention FLOPs per attended token per layer for one query token: see core.phases.
+    decode_attention_flops_per_token_layer: float = field(init=False, repr=False, compare=False)
+    prefill_attention_flops_per_token_layer: float = field(init=False, repr=False, compare=False)
+    # MLA only: expanding one cached latent into every head's K and V (a prefill that expands).
+    latent_expansion_flops_per_token_layer: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_text("model id", self.id, NAME_CHARS)
@@ -179,6 +195,8 @@ class Model:
                 )
         if self.layers is None and (self.kv_latent_dim is not None or self.sliding_window_tokens is not None):
             raise ValueError("kv_latent_dim and sliding windows need the attention shape (layers, heads, head_dim)")
+        if self.kv_latent_rope_dim is not None and self.kv_latent_dim is None:
+            raise ValueError("kv_latent_rope_dim needs kv_latent_dim (it is part of the latent)")
         if (self.sliding_window_tokens is None) != (self.sliding_window_layers is None):
             raise ValueError("sliding_window_tokens and sliding_window_layers must be given together")
 
@@ -198,12 +216,46 @@ def _model_derived(model: Model) -> dict[str, object]:
         else 0.0
     )
     return {
+        **_attention_widths(model),
         "has_attention_shape": shaped,
         "is_moe": moe,
         "kv_elements_per_token_per_layer": kv_elements,
         "full_attention_layers": (model.layers or 0) - (model.sliding_window_layers or 0),
         "params_per_expert": per_expert,
         "shared_params": model.active_params - (model.experts_per_token or 0) * per_expert,
+    }
+
+
+def _attention_widths(model: Model) -> dict[str, float]:
+    """FLOPs per attended token per layer, for one query token; the expansion cost of MLA.
+
+    Ordinary attention: QKᵀ and the weighted sum of V, 2 × heads × head_dim each →
+    4 × heads × head_dim, in decode and prefill alike. Multi-head latent attention, with
+    latent r + ρ (ρ the RoPE part) and H query heads, runs in one of two forms (DeepSeek-V2,
+    arXiv 2405.04434, §2.1: W_UK absorbs into W_Q and W_UV into W_O at inference; vLLM's
+    MLA backend calls the forms data-movement friendly and compute friendly):
+    - absorbed (decode): W_UK and W_UV fold into the query and output projections, so every
+      head attends over the cached latent itself: QKᵀ 2H(r + ρ), V 2Hr → 2H(2r + ρ).
+      DeepSeek-V3: 2 × 128 × (1024 + 64) = 278,528, 4.25× the 65,536 of 4 × 128 × 128.
+    - expanded (prefill): the latent is up-projected to per-head K (head_dim + ρ) and V
+      (head_dim): 2H(head_dim + ρ) + 2H·head_dim = 81,920; a cached prefix must first be
+      expanded, 2 × r × H × 2·head_dim = 33.6 MFLOP per cached token per layer (the new
+      tokens' expansion is inside 2 × active parameters).
+    """
+    h, d = model.query_heads or 0, model.head_dim or 0
+    ordinary = 4.0 * h * d
+    if model.kv_latent_dim is None:
+        return {
+            "decode_attention_flops_per_token_layer": ordinary,
+            "prefill_attention_flops_per_token_layer": ordinary,
+            "latent_expansion_flops_per_token_layer": 0.0,
+        }
+    rope = model.kv_latent_rope_dim or 0
+    rank = model.kv_latent_dim - rope
+    return {
+        "decode_attention_flops_per_token_layer": 2.0 * h * (2 * rank + rope),
+        "prefill_attention_flops_per_token_layer": ordinary + 2.0 * h * rope,
+        "latent_expansion_flops_per_token_layer": 4.0 * rank * h * d,
     }
 
 
@@ -326,9 +378,31 @@ class Workload:
         return self.prompt_tokens + self.output_tokens
 
     @property
-    def mid_reply_context_tokens(self) -> int:
-        """The context of a typical decode step: half-way through the reply."""
-        return self.prompt_tokens + self.output_tokens // 2
+    def new_prompt_tokens(self) -> int:
+        """Prompt tokens each sequence's prefill computes: the uncached ones, at least one.
+
+        At least one, because the first output token needs one forward pass even when the
+        whole prompt is cached.
+        """
+        return max(self.prompt_tokens - self.cached_prompt_tokens, 1)
+
+    @property
+    def prefill_tokens(self) -> int:
+        """Tokens the one prefill pass computes for the whole static batch: batch × new prompt tokens.
+
+        Everyone prefills together, so the TTFT is one pass over all of them. Example:
+        batch 256 of 200-token prompts, nothing cached → 51,200 tokens.
+        """
+        return self.batch_size * self.new_prompt_tokens
+
+    @property
+    def mean_decode_context_tokens(self) -> float:
+        """The mean context the reply's decode steps read: prompt + (output - 1) / 2.
+
+        Step j of the reply reads prompt + j tokens, j = 0..output - 1. Example: a
+        100-token prompt and a 4,000-token reply → 100 + 3,999 / 2 = 2,099.5.
+        """
+        return self.prompt_tokens + (self.output_tokens - 1) / 2
 
 
 @dataclass(frozen=True, slots=True)

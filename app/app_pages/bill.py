@@ -5,10 +5,10 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from app import bill_charts, inputs
+from app import bill_charts, page_inputs
 from app import formatting as fmt
 from app.compute import cached_estimate, cached_lab_run
-from app.page_inputs import PAGE_INPUTS
+from app.safe import plain
 from app.state import current_scenario
 from core.billing import ratio
 from core.lesson import JITTER, REFERENCE_PREDICTIONS
@@ -50,7 +50,8 @@ year.metric("Yearly bill", fmt.usd(12 * est.monthly_cost_usd), help="Twelve of t
 table(bill_charts.cost_split_table(scenario, est), "Download the split (CSV)", "bill_split.csv")
 
 st.subheader("A short reply against a long one")
-short_tokens = int(inputs.draw(PAGE_INPUTS["bill"][0], width=260))
+short_tokens = int(page_inputs.value("short"))
+st.caption("The short reply's length is set in the sidebar, under 'Comparison'.")
 short = cached_estimate(replace(scenario, workload=replace(work, output_tokens=int(short_tokens))))
 lengths = f"{work.output_tokens:,} vs {short_tokens:,} tokens"
 costs = (
@@ -79,19 +80,27 @@ right.plotly_chart(bill_charts.bill_vs_replies_per_day(est), key="bill_traffic_c
 
 st.subheader("Renting the GPUs instead")
 hosting = est.self_hosting
-if hosting is None:
-    st.caption("This GPU has no rental price. Type one under 'Edit the raw numbers' to compare self-hosting.")
+if hosting is None and scenario.gpu.price_usd_per_hour is None:
+    st.caption("This GPU has no rental price. Type one under 'Edit the numbers' to compare self-hosting.")
+elif hosting is None:
+    st.error(f"Self-hosting this setup is {plain(est.self_hosting_problem)}.", icon=":material/error:")
 else:
     fleet = f"{work.gpu_count} GPU(s) at {fmt.usd(scenario.gpu.price_usd_per_hour or 0)}/h"
     for column, (label, value, meaning) in zip(st.columns(3, border=True), (
         ("Self-hosted per M output tokens", fmt.usd(hosting.usd_per_million_output_tokens),
          f"USD per million output tokens: {fleet}, busy around the clock at batch {work.batch_size:,}."),
-        ("Break-even traffic (replies a day)", fmt.count(hosting.break_even_replies_per_day),
-         "Where one always-on fleet costs what the API would: its daily rent ÷ the API cost per reply."),
+        ("Break-even traffic (replies a day)",
+         "never" if hosting.reachable_break_even_replies_per_day is None
+         else fmt.count(hosting.reachable_break_even_replies_per_day),
+         "Where one always-on fleet costs what the API would: its daily rent ÷ the API cost per reply; "
+         "'never' when that is more than the fleet can serve."),
         ("One fleet's capacity (replies a day)", fmt.count(hosting.capacity_replies_per_day),
          "Batch size ÷ the time one request takes, over a day."),
     ), strict=True):  # fmt: skip
         column.metric(label, value, help=meaning)
+    room = est.memory.max_batch_that_fits
+    bigger = "batch more, or keep the API" if room is None or room > work.batch_size else "keep the API"
     verdict = ("Above the break-even (and within capacity) renting is cheaper; below it the API is." if hosting.breaks_even
-               else "The fleet cannot serve enough replies to break even at this batch size: batch more, or keep the API.")  # fmt: skip
+               else f"One fleet cannot serve the {fmt.count(hosting.break_even_replies_per_day)} replies a day it "
+                    f"would need to break even at this batch size: {bigger}.")  # fmt: skip
     st.caption(f"{verdict} The API charges {fmt.usd(pricing.output_usd_per_million_tokens)} per million output tokens.")

@@ -7,10 +7,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import charts, compute, inputs
+from app import charts, compute, page_inputs
 from app import formatting as fmt
 from app.measurements import EXAMPLE, MAX_BYTES, MAX_ROWS, read_measurements
-from app.page_inputs import PAGE_INPUTS
 from app.state import current_scenario
 from app.sweeps import SIMULATED_OUTPUT_CAP, output_grid, simulated_lengths
 from core.fit import fit_latency_line, implied_mbu
@@ -26,16 +25,27 @@ out, prompt = scenario.workload.output_tokens, scenario.workload.prompt_tokens
 line_tokens = output_grid(2 * out)
 line_s = compute.cached_latency_line(scenario, line_tokens)
 
+grows = scenario.model.has_attention_shape  # a KV cache: every step reads the cache so far, so it bends
+chord = (out, est.tpot_s) if grows else None
 st.title("Latency line")
-st.markdown(
-    f"Total latency is a straight line in the **output** length: a one-off TTFT of {fmt.duration(est.ttft_s)} "
-    f"(prefilling the {fmt.count(prompt)}-token prompt), then {fmt.ms(est.tpot_s)} (TPOT) for every output "
-    "token, because the model runs once per token."
-)
+if grows:
+    first, last = compute.cached_step_times(scenario)
+    st.markdown(
+        f"Total latency grows with the **output** length: a one-off TTFT of {fmt.duration(est.ttft_s)} (prefilling "
+        f"{fmt.tokens(scenario.workload.prefill_tokens)}), then one decode step per output token. With a KV cache "
+        f"each step reads the cache so far, so the steps slow as the reply grows — {fmt.ms(first)} for the first, "
+        f"{fmt.ms(last)} for the {fmt.count(out)}th — and the line bends upward. TTFT + M × TPOT with the mean "
+        f"step ({fmt.ms(est.tpot_s)}) is its chord: exact at M = {fmt.count(out)}, too high before."
+    )
+else:
+    st.markdown(
+        f"Total latency is a straight line in the **output** length: a one-off TTFT of {fmt.duration(est.ttft_s)} "
+        f"(prefilling {fmt.tokens(scenario.workload.prefill_tokens)}), then {fmt.ms(est.tpot_s)} (TPOT) for "
+        "every output token, because the model runs once per token and (with no KV cache) every step is the same."
+    )
 
 st.subheader("Simulated measurements and the fitted line")
-with st.columns([1, 3])[0]:
-    seed = int(inputs.draw(PAGE_INPUTS["latency"][0]))
+seed = int(page_inputs.value("seed"))  # set in the sidebar, under "Simulation"
 sim_tokens = simulated_lengths(out)
 sim_s = compute.cached_simulation(est.ttft_s, est.tpot_s, sim_tokens, seed)
 sim_fit = fit_latency_line(sim_tokens, sim_s)
@@ -44,7 +54,7 @@ cols[0].metric("TPOT, model", fmt.ms(est.tpot_s))
 cols[1].metric("TPOT, fitted (slope)", fmt.ms(sim_fit.tpot_s, 3))
 cols[2].metric("TTFT, model", fmt.ms(est.ttft_s))
 cols[3].metric("TTFT, fitted (intercept)", fmt.ms(sim_fit.ttft_s))
-st.plotly_chart(charts.latency_line(line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit))
+st.plotly_chart(charts.latency_line(line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit, chord=chord))
 capped = f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast."
 st.caption(
     f"Seed {seed}: each of the {fmt.count(sum(sim_tokens))} simulated decode steps takes TPOT × (1 ± up to "
@@ -98,18 +108,27 @@ if data is not None:
     cols[0].metric("TPOT, your fit", fmt.ms(fit.tpot_s, 3), f"model {fmt.ms(est.tpot_s)}", **NOTE)
     cols[1].metric("TTFT, your fit", fmt.ms(fit.ttft_s), f"model {fmt.ms(est.ttft_s)}", **NOTE)
     cols[2].metric("R²", f"{fit.r_squared:.4f}", f"{fit.points} rows", **NOTE)
-    step_bytes = est.first_decode.bytes_moved
+    step = est.decode
     peak_bandwidth = scenario.gpu.memory_bandwidth_bytes_per_s * scenario.workload.gpu_count
-    if fit.tpot_s > 0:
-        mbu, assumed = implied_mbu(fit.tpot_s, step_bytes, peak_bandwidth), fmt.percent(scenario.efficiency.mbu)
-        cols[3].metric("Implied MBU", fmt.percent(mbu), f"model assumes {assumed}", **NOTE)
+    mbu = implied_mbu(est, fit.tpot_s) if fit.tpot_s > 0 else None
+    if mbu is not None:
+        cols[3].metric("Implied MBU", fmt.percent(mbu), f"model assumes {fmt.percent(scenario.efficiency.mbu)}", **NOTE)
         st.caption(
-            f"MBU = bytes one decode step reads ({fmt.gigabytes(step_bytes)}) ÷ your TPOT ÷ peak bandwidth "
-            f"({fmt.gigabytes(peak_bandwidth)}/s). Above 100% means your hardware or model is not the scenario's."
+            f"MBU = bytes the mean decode step reads ({fmt.gigabytes(step.bytes_moved)}: weights and KV caches) ÷ "
+            f"(your TPOT − the model's fixed costs per step, {fmt.ms(step.fixed_time_s, 3)}, and any wait on maths) "
+            f"÷ peak bandwidth ({fmt.gigabytes(peak_bandwidth)}/s). Your TPOT equal to the model's gives the model's "
+            "own MBU; above 100% means your hardware or model is not the scenario's."
+        )
+    elif fit.tpot_s > 0:
+        st.warning(
+            f"Your TPOT ({fmt.ms(fit.tpot_s, 3)}) is no longer than the model's fixed costs per step "
+            f"({fmt.ms(step.fixed_time_s, 3)}): it leaves no time for reading memory, so there is no MBU to read."
         )
     else:
         st.warning("Latency does not grow with output tokens in your data, so there is no TPOT to read an MBU from.")
     user_tokens = output_grid(max(2 * out, int(data.output_tokens.max())))
     user_line = compute.cached_latency_line(scenario, user_tokens)
     measured = (data.output_tokens, data.latency_s)
-    st.plotly_chart(charts.latency_line(user_tokens, user_line, est.ttft_s, measured, fit, "your measurements"))
+    st.plotly_chart(
+        charts.latency_line(user_tokens, user_line, est.ttft_s, measured, fit, "your measurements", chord=chord)
+    )

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from app import compute, inputs
+from app import compute, page_inputs
 from app.lesson_text import drill_texts
 from app.page_inputs import PAGE_INPUTS
 from core.cli.lab_text import render_lab
@@ -20,18 +20,16 @@ st.info(
 
 st.subheader("Predict first")
 st.markdown(
-    "Write a number for each prediction **before** you look. P2 is the one to feel in your gut: "
-    "most people guess 2 or 3."
+    "Write a number for each prediction **before** you look, in the sidebar under **Your predictions** "
+    "(they travel in the page's link). P2 is the one to feel in your gut: most people guess 2 or 3."
 )
-guesses = []
-for row in (PREDICTIONS[:2], PREDICTIONS[2:]):  # row by row, so the tab order is P1, P2, P3, P4
-    for column, described in zip(st.columns(2), row, strict=True):
-        with column:
-            guesses.append(inputs.draw(described) or 0.0)
-revealed = inputs.draw(REVEAL)
+st.markdown("\n".join(f"- **{p.label}** {p.help}" for p in PREDICTIONS))
+# The boxes are in the sidebar, under "Your predictions" (so they travel in the link).
+guesses = [page_inputs.value(p.key) or 0.0 for p in PREDICTIONS]
+revealed = bool(page_inputs.value(REVEAL.key))
 
 if not revealed:
-    st.caption("The scoreboard and the reference run appear when you reveal the answers.")
+    st.caption("The scoreboard and the reference run appear when you switch on 'Reveal the answers' in the sidebar.")
 else:
     run = compute.cached_lab_run(tuple(guesses))
     st.subheader("Scoreboard")

@@ -31,8 +31,9 @@ st.title("Roofline & batching")
 st.markdown(
     f"A step takes the longer of reading its bytes and doing its maths. This machine needs "
     f"**{fmt.flop_per_byte(balance)}** to keep its compute busy (the ridge); a decode step at batch "
-    f"{fmt.count(batch)} does {fmt.flop_per_byte(est.first_decode.intensity_flop_per_byte)}, so it is "
-    f"**{est.first_decode.bound}-bound**. Batching reuses one weight read for many sequences."
+    f"{fmt.count(batch)} (the mean over the reply, at {fmt.count(est.decode.context_tokens)} tokens of context) does "
+    f"{fmt.flop_per_byte(est.decode.intensity_flop_per_byte)}, so it is **{est.decode.bound}-bound**. "
+    "Batching reuses one weight read for many sequences."
 )
 cols = st.columns([1.6, 1, 1])
 cols[0].metric("Machine balance (ridge)", fmt.flop_per_byte(balance))
@@ -41,8 +42,8 @@ cols[1].metric("Critical batch", "never" if critical is None else fmt.count(crit
 fits_help = "Weights plus every sequence's KV cache (prompt + output tokens) against GPU memory × GPUs."
 cols[2].metric("Largest batch that fits", "any" if ceiling is None else fmt.count(ceiling), help=fits_help)
 st.caption(
-    f"Memory: the weights take {fmt.gigabytes(est.memory.weight_bytes)} of "
-    f"{fmt.gigabytes(est.memory.available_bytes)}; what is left holds the sequences' KV caches."
+    f"Memory per GPU: the weights take {fmt.gigabytes(est.memory.weight_bytes_per_gpu)} of "
+    f"{fmt.gigabytes(est.memory.available_bytes_per_gpu)}; what is left holds the sequences' KV caches."
 )
 if critical is None:
     st.info("At this context each sequence's KV-cache read outgrows its maths: decode never turns compute-bound.")
@@ -67,7 +68,8 @@ prefill = est.prefill.intensity_flop_per_byte
 st.plotly_chart(charts.roofline(*machine, batches, table.intensity_flop_per_byte, prefill, peaks))
 st.caption(
     "Points sit on the roof: it is a bound. Fixed per-step costs (kernel launches, all-reduces) come on top. "
-    f"Prefill of {fmt.count(scenario.workload.prompt_tokens)} tokens: {fmt.flop_per_byte(prefill)}, "
+    f"Prefill of {fmt.tokens(scenario.workload.prefill_tokens)} (the whole batch, one pass): "
+    f"{fmt.flop_per_byte(prefill)}, "
     f"{est.prefill.bound}-bound."
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.checks import context_problems, context_window_tokens
 from core.estimate import Estimate
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION, S_PER_MS
 
@@ -23,18 +24,29 @@ JSON_KEYS = (
     "monthly_cost_usd",
     "mbu",
     "mfu",
+    "decode_mean_context_tokens",
+    "self_hosting_problem",
+    "self_hosting_usd_per_million_output_tokens",
+    "self_hosting_capacity_replies_per_day",
+    "self_hosting_break_even_replies_per_day",
+    "memory_required_gb_per_gpu",
+    "kv_cache_gb_per_gpu",
+    "kv_replication",
+    "prefill_tokens",
+    "context_window_tokens",
+    "warnings",
 )
 
 
 def estimate_json(result: Estimate) -> dict[str, object]:
-    memory = result.memory
+    memory, hosting = result.memory, result.self_hosting
     efficiency = result.scenario.efficiency
     values: dict[str, object] = {
         "ttft_ms": result.ttft_s / S_PER_MS,
         "tpot_ms": result.tpot_s / S_PER_MS,
         "total_ms": result.total_s / S_PER_MS,
         "decode_bound": result.decode_bound,
-        "decode_intensity_flop_per_byte": result.mean_decode.intensity_flop_per_byte,
+        "decode_intensity_flop_per_byte": result.decode.intensity_flop_per_byte,
         "machine_balance_flop_per_byte": result.machine.balance_flop_per_byte,
         "output_tokens_per_s": result.output_tokens_per_s,
         "weights_gb": memory.weight_bytes / BYTES_PER_GB,
@@ -46,6 +58,26 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         "monthly_cost_usd": result.monthly_cost_usd,
         "mbu": efficiency.mbu,
         "mfu": efficiency.mfu,
+        # The decode step everything above describes is the mean over the reply's steps.
+        "decode_mean_context_tokens": result.decode.context_tokens,
+        # Per GPU of the tensor-parallel group; replication = copies of each KV element it stores.
+        "memory_required_gb_per_gpu": memory.required_bytes_per_gpu / BYTES_PER_GB,
+        "kv_cache_gb_per_gpu": memory.kv_cache_bytes_per_gpu / BYTES_PER_GB,
+        "kv_replication": memory.kv_replication,
+        # The static batch prefills together: one pass over batch × uncached prompt tokens.
+        "prefill_tokens": result.scenario.workload.prefill_tokens,
+        "context_window_tokens": context_window_tokens(result.scenario),
+        "warnings": list(context_problems(result.scenario)),
+        # null with a reason when the GPU has no price or the setup cannot run; the break-even
+        # is null when one fleet cannot reach it (renting never pays at this batch).
+        "self_hosting_problem": result.self_hosting_problem,
+        "self_hosting_usd_per_million_output_tokens": None
+        if hosting is None
+        else hosting.usd_per_million_output_tokens,
+        "self_hosting_capacity_replies_per_day": None if hosting is None else hosting.capacity_replies_per_day,
+        "self_hosting_break_even_replies_per_day": None
+        if hosting is None
+        else hosting.reachable_break_even_replies_per_day,
     }
     values.update(
         efficiency=efficiency.label,
@@ -66,31 +98,62 @@ def estimate_text(result: Estimate) -> str:
         f"KV {s.precision.kv_bits:g}-bit, efficiency {s.efficiency.label} "
         f"(MBU {s.efficiency.mbu:.2f}, MFU {s.efficiency.mfu:.2f})",
         f"{w.prompt_tokens:,}-token prompt ({w.cached_prompt_tokens:,} cached), {w.output_tokens:,}-token reply, batch {w.batch_size:,}",
+        *(f"warning: {problem}" for problem in context_problems(s)),
         "",
-        f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound",
-        f"TPOT (mean decode step)   {result.tpot_s / S_PER_MS:10.2f} ms   {result.decode_bound}-bound",
+        f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound "
+        f"(one pass over {w.prefill_tokens:,} tokens: batch {w.batch_size:,} x {w.new_prompt_tokens:,} uncached)",
+        f"TPOT (mean decode step)   {result.tpot_s / S_PER_MS:10.2f} ms   {result.decode_bound}-bound "
+        f"(mean over the {w.output_tokens:,} steps, mean context {result.decode.context_tokens:,.1f} tokens)",
         f"total latency             {result.total_s / S_PER_MS:10.2f} ms   = TTFT + decode steps",
         f"throughput                {result.output_tokens_per_s:10,.0f} output tok/s (whole batch)",
-        f"decode intensity          {result.mean_decode.intensity_flop_per_byte:10.1f} FLOP/byte "
+        f"decode intensity          {result.decode.intensity_flop_per_byte:10.1f} FLOP/byte "
         f"against a balance of {result.machine.balance_flop_per_byte:.0f}",
         f"one output token costs the time of {result.output_token_vs_prompt_token:,.0f} prompt tokens",
         "",
         f"memory: weights {memory.weight_bytes / BYTES_PER_GB:.2f} GB + KV cache {memory.kv_cache_bytes / BYTES_PER_GB:.2f} GB"
         f" = {memory.required_bytes / BYTES_PER_GB:.2f} GB of {memory.available_bytes / BYTES_PER_GB:.0f} GB"
         f" -> {'fits' if memory.fits else 'DOES NOT FIT'}; largest batch that fits: {max_batch}",
+        *_per_gpu_lines(result),
         "",
         f"cost per reply  ${result.cost_per_reply_usd:.6f}  (input ${result.reply_cost.input_usd:.6f}, "
         f"cached ${result.reply_cost.cached_input_usd:.6f}, output ${result.reply_cost.output_usd:.6f})",
         f"monthly bill    ${result.monthly_cost_usd:,.0f}  at {s.pricing.replies_per_day:,.0f} replies/day x {s.pricing.days_per_month} days",
     ]
-    if result.self_hosting is not None:
-        hosting = result.self_hosting
-        lines.append(
-            f"self-hosting   ${hosting.usd_per_million_output_tokens:,.2f} per million output tokens at batch {w.batch_size}; "
-            f"breaks even with the API at {hosting.break_even_replies_per_day:,.0f} replies/day "
-            f"(capacity {hosting.capacity_replies_per_day:,.0f})"
-        )
+    lines.append(_self_hosting_line(result))
     return "\n".join(lines) + "\n"
+
+
+def _per_gpu_lines(result: Estimate) -> list[str]:
+    memory = result.memory
+    if memory.gpu_count == 1:
+        return []
+    line = (
+        f"per GPU: weights {memory.weight_bytes_per_gpu / BYTES_PER_GB:.2f} GB + KV cache "
+        f"{memory.kv_cache_bytes_per_gpu / BYTES_PER_GB:.2f} GB = {memory.required_bytes_per_gpu / BYTES_PER_GB:.2f} GB "
+        f"of {memory.available_bytes_per_gpu / BYTES_PER_GB:.0f} GB"
+    )
+    if memory.kv_replication > 1:
+        line += f" (KV heads replicated {memory.kv_replication:g}x: more GPUs than KV heads to split)"
+    return [line]
+
+
+def _self_hosting_line(result: Estimate) -> str:
+    hosting, batch = result.self_hosting, result.scenario.workload.batch_size
+    if hosting is None:
+        return f"self-hosting    {result.self_hosting_problem}"
+    price = (
+        f"self-hosting    ${hosting.usd_per_million_output_tokens:,.2f} per million output tokens at batch {batch:,}; "
+    )
+    capacity = f"one fleet serves {hosting.capacity_replies_per_day:,.0f} replies/day"
+    if hosting.reachable_break_even_replies_per_day is None:
+        return (
+            price + f"never breaks even with the API: at full load ({capacity}) a reply costs "
+            f"${hosting.cost_per_reply_usd:.6f} against the API's ${hosting.api_cost_per_reply_usd:.6f}"
+        )
+    return (
+        price
+        + f"breaks even with the API at {hosting.reachable_break_even_replies_per_day:,.0f} replies/day ({capacity})"
+    )
 
 
 def presets_text() -> str:

@@ -74,8 +74,9 @@ def test_no_gpu_price_means_no_self_hosting_section(open_app) -> None:
 def test_self_hosting_on_rented_gpus(open_app) -> None:
     at = open_app(PAGE, **LLAMA_70B_FP8)
     shown = metrics(at)
-    # Two H100s at $3.78/h = $7.56/h = $181.44 a day; ÷ $0.000850 per reply = 213,459 replies a day.
-    assert shown["Break-even traffic (replies a day)"][0] == "213,459"
+    # Two H100s at $3.78/h = $7.56/h = $181.44 a day; ÷ $0.000850 per reply = 213,459 replies a day
+    # to break even — far more than one fleet at batch 1 can serve, so no break-even is shown (issue 8).
+    assert shown["Break-even traffic (replies a day)"][0] == "never"
     from core.estimate import estimate
     from core.scenario import Scenario
 
@@ -84,7 +85,15 @@ def test_self_hosting_on_rented_gpus(open_app) -> None:
     assert shown["Self-hosted per M output tokens"][0] == f"${hosting.usd_per_million_output_tokens:,.2f}"
     assert hosting.usd_per_million_output_tokens == pytest.approx(7.56 / (hosting.output_tokens_per_s * 3600) * 1e6)
     assert not hosting.breaks_even
-    assert any("cannot serve enough replies" in c.value for c in at.main.caption)
+    assert any("cannot serve the 213,459 replies a day it would need" in c.value for c in at.main.caption)
+
+
+def test_a_setup_that_does_not_fit_cannot_be_self_hosted(open_app) -> None:
+    # Llama 3.1 70B in 16 bits on one A100 80GB: 70.55e9 × 2 bytes = 141.1 GB of weights alone.
+    at = open_app(PAGE, model="llama-3.1-70b", gpu="a100-80gb-sxm")
+    assert "Self-hosted per M output tokens" not in metrics(at)
+    (error,) = at.main.error
+    assert "not possible" in error.value and "141\\.1 GB" in error.value
 
 
 def test_a_bigger_batch_makes_renting_break_even(open_app) -> None:

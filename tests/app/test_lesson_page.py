@@ -43,7 +43,7 @@ def normalise(text: str) -> list[str]:
 def test_answers_are_hidden_until_reveal():
     at = open_page()
     assert not at.main.dataframe and not at.main.code
-    assert "appear when you reveal the answers" in " ".join(c.value for c in at.main.caption)
+    assert "appear when you switch on 'Reveal the answers'" in " ".join(c.value for c in at.main.caption)
     assert "toy machine, not the sidebar's scenario" in at.main.info[0].value
 
 

@@ -47,13 +47,13 @@ def test_the_defaults_read_exactly_the_lessons_numbers(open_app) -> None:
     assert metrics(at) == LESSON
     body = text(at)
     # 7 ms ÷ (9.33 ms / 200 prompt tokens) = 150
-    assert "One output token costs as much time as **150 prompt tokens**" in body
+    assert "One output token costs as much time as **150 tokens of prompt**" in body
     # intensity 1 FLOP/byte against a balance of 300e12 / 2e12 = 150; idle 1 - 1/150 = 99.3 %
     assert "**Memory-bound.**" in body and "1.0 FLOP/byte" in body and "150 FLOP/byte" in body
     assert "99.3%" in body
     assert "about 150 make the step compute-bound" in body  # the lesson's batch 150
     # 14 GB of weights, no KV cache, on one 80 GB GPU
-    assert "Weights 14.00 GB + KV cache 0.00 GB = **14.00 GB** of 1 × 80.00 GB" in body
+    assert "Per GPU: weights 14.00 GB + KV cache 0.00 GB = **14.00 GB** of 80.00 GB." in body
     assert "memory never limits the batch" in body
 
 
@@ -135,8 +135,9 @@ def test_a_real_model_shows_its_kv_cache_and_the_largest_batch_that_fits(open_ap
     at = open_app(model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8", eff="calibrated")
     body = text(at)
     # Weights 70.55e9 × 1 byte; KV 2 × 80 layers × 8 heads × 128 × 2 bytes = 327,680 B per token
-    # × 700 tokens = 0.23 GB; (160 - 70.55) GB / 0.229376 GB = 389.97 → 389 sequences.
-    assert "Weights 70.55 GB + KV cache 0.23 GB = **70.78 GB** of 2 × 80.00 GB = 160.00 GB" in body
+    # × 700 tokens = 0.23 GB; (160 - 70.55) GB / 0.229376 GB = 389.97 → 389 sequences. Per GPU
+    # (2-way tensor parallel, 8 KV heads split 4 + 4): 35.27 GB + 0.11 GB = 35.39 GB of 80 GB.
+    assert "Per GPU: weights 35.27 GB + KV cache 0.11 GB = **35.39 GB** of 80.00 GB." in body
     assert "**389**" in body
     assert metrics(at)["Cost per reply"] == "$0.000850"  # the API bill does not depend on the hardware
 

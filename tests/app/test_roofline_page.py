@@ -86,7 +86,8 @@ def test_the_scenarios_batch_joins_the_lessons_rows():
     assert [r[0] for r in table] == ["1", "8", "16", "32", "64", "150", "300"]
     # 32 FLOP/byte, still 7 ms, 32 ÷ 7 ms = 4,571 tok/s.
     assert table[3] == ["32", "32.0 FLOP/byte", "7.000 ms", "4,571 tok/s", "memory", "14.00 GB", "yes"]
-    assert "a decode step at batch 32 does 32.0 FLOP/byte" in at.main.markdown[0].value
+    assert "a decode step at batch 32 (the mean over the reply" in at.main.markdown[0].value
+    assert "does 32.0 FLOP/byte, so it is **memory-bound**" in at.main.markdown[0].value
 
 
 def test_a_real_model_shows_its_memory_ceiling():
@@ -95,7 +96,8 @@ def test_a_real_model_shows_its_memory_ceiling():
     # KV per token 2 × 80 layers × 8 heads × 128 × 2 bytes = 327,680 B; × 700 tokens = 229.4 MB a
     # sequence; (2 × 80 GB - 70.55 GB of fp8 weights) ÷ 229.4 MB = 389.97 → 389 sequences.
     assert shown["Largest batch that fits"] == "389"
-    assert "the weights take 70.55 GB of 160.00 GB" in at.main.caption[0].value  # 70.55e9 × 1 byte; 2 × 80 GB
+    # 70.55e9 × 1 byte split over 2 GPUs of 80 GB each.
+    assert "Memory per GPU: the weights take 35.27 GB of 80.00 GB" in at.main.caption[0].value
     table = rows(at)
     batches = [int(r[0].replace(",", "")) for r in table]
     assert batches == sorted(batches)

@@ -117,6 +117,63 @@ def test_custom_attention_shape_adds_a_kv_cache(capsys):
     assert data["kv_cache_gb"] == pytest.approx(2000 * 131_072 / 1e9)
 
 
+def test_self_hosting_that_cannot_run_says_so(capsys):
+    # Llama 3.1 70B in 16-bit (141.1 GB of weights) on one 80 GB A100: no price, no break-even.
+    argv = ("estimate", "--model", "llama-3.1-70b", "--gpu", "a100-80gb-sxm")
+    _, out, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(out)
+    assert data["fits_in_memory"] is False
+    assert data["self_hosting_problem"].startswith("not possible: Llama 3.1 70B at batch 1 does not fit")
+    assert data["self_hosting_usd_per_million_output_tokens"] is None
+    assert data["self_hosting_break_even_replies_per_day"] is None
+    _, out, _ = run_cli(capsys, *argv)
+    assert "self-hosting    not possible: Llama 3.1 70B" in out and "per million" not in out
+
+
+def test_break_even_beyond_one_fleet_is_not_a_headline(capsys):
+    # Llama 3.1 8B on one A100 at batch 1: break-even 70,543 replies/day, capacity 14,575.
+    argv = ("estimate", "--model", "llama-3.1-8b", "--gpu", "a100-80gb-sxm")
+    _, out, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(out)
+    assert data["self_hosting_break_even_replies_per_day"] is None
+    assert data["self_hosting_capacity_replies_per_day"] == pytest.approx(14_575, rel=1e-3)
+    _, out, _ = run_cli(capsys, *argv)
+    assert "never breaks even with the API" in out and "70,543" not in out
+    _, out, _ = run_cli(capsys, *argv, "--batch", "16")
+    assert "breaks even with the API at 70,543 replies/day" in out
+
+
+def test_per_gpu_memory_with_replicated_kv_heads(capsys):
+    # Qwen3-235B-A22B (4 KV heads) in 8-bit on 8 × H100, batch 64 × 16,384 tokens: each GPU
+    # holds one KV head, 64 × 16,384 × 94 × 2 × 128 × 2 B = 50.47 GB, + 29.39 GB of weights.
+    argv = ("estimate", "--model", "qwen3-235b-a22b", "--gpu", "h100-sxm", "--gpus", "8", "--weight-bits", "8")
+    argv += ("--batch", "64", "--prompt-tokens", "16000", "--output-tokens", "384")
+    _, out, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(out)
+    assert data["kv_replication"] == 2
+    assert data["kv_cache_gb_per_gpu"] == pytest.approx(64 * 16_384 * 94 * 2 * 128 * 2 / 1e9)
+    assert data["memory_required_gb_per_gpu"] == pytest.approx(79.85, abs=0.01)
+    _, out, _ = run_cli(capsys, *argv)
+    assert "= 79.85 GB of 80 GB (KV heads replicated 2x" in out
+
+
+def test_static_batch_and_context_window_are_shown(capsys):
+    argv = ("estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--batch", "256")
+    _, out, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(out)
+    # 256 sequences × 200 prompt tokens, prefilled in one pass
+    assert data["prefill_tokens"] == 51_200 and data["context_window_tokens"] == 131_072
+    assert data["warnings"] == []
+    _, out, _ = run_cli(capsys, *argv)
+    assert "one pass over 51,200 tokens: batch 256 x 200 uncached" in out and "warning" not in out
+    long = ("estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--prompt-tokens", "1000000")
+    code, out, _ = run_cli(capsys, *long, "--json")
+    assert code == 0  # a warning, not an error: the estimate still runs
+    assert json.loads(out)["warnings"][0].startswith("1,000,000 prompt + 500 reply = 1,000,500 tokens")
+    _, out, _ = run_cli(capsys, *long)
+    assert "warning: 1,000,000 prompt + 500 reply" in out and "context window of 131,072 tokens" in out
+
+
 @pytest.mark.parametrize(
     ("argv", "option", "range_text"),
     [

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from core import presets
+from core.arraymath import sum_of_max_of_lines
 from core.batching import critical_batch, sweep_batch_sizes
 from core.billing import reply_cost, self_hosting
 from core.efficiency import IDEAL
@@ -17,6 +18,7 @@ from core.memory import (
     expected_distinct_experts,
     kv_bytes_per_token,
     kv_cache_bytes,
+    kv_replication,
     memory_plan,
     weight_bytes,
     weight_bytes_read,
@@ -26,11 +28,10 @@ from core.phases import (
     attention_flops_per_token,
     decode_step,
     decode_time_s,
-    latency,
     prefill,
     prefill_attention_flops,
-    sum_of_max_of_lines,
 )
+from core.reply import latency
 from core.specs import CUSTOM_ID, Efficiency, Model, Precision, Pricing
 
 FP16 = Precision(16, 16)
@@ -52,6 +53,48 @@ def test_latent_attention_caches_the_compressed_vector():
     deepseek = presets.model("deepseek-v3")
     # 61 layers × (512 + 64) latent elements × 2 bytes = 70,272 B/token, not ~5 MB
     assert kv_bytes_per_token(deepseek, FP16) == 70_272
+
+
+def test_latent_attention_flops_absorbed_in_decode():
+    # DeepSeek-V3: 128 query heads, latent 576 = kv_lora_rank 512 + RoPE 64, head_dim 128
+    # (config_671B.json). Decode attends every head over the latent itself (weights absorbed):
+    #   QKᵀ 2 × 128 × (512 + 64) = 147,456 + weighted V 2 × 128 × 512 = 131,072 → 278,528
+    # per attended token per layer; the ordinary 4 × 128 × 128 = 65,536 undercounts 4.25×.
+    deepseek = presets.model("deepseek-v3")
+    assert deepseek.decode_attention_flops_per_token_layer == 278_528
+    # 32k context: 278,528 × 61 layers × 32,768 tokens = 0.5567 TFLOP per decoded token
+    assert attention_flops_per_token(deepseek, 32_768) == 278_528 * 61 * 32_768
+    assert attention_flops_per_token(deepseek, 32_768) / (65_536 * 61 * 32_768) == pytest.approx(4.25)
+
+
+def test_latent_attention_prefill_takes_the_cheaper_form():
+    deepseek = presets.model("deepseek-v3")
+    expanded, absorbed, expand_one = 81_920, 278_528, 33_554_432
+    # Expanded: K 2 × 128 × (128 + 64) + V 2 × 128 × 128 = 81,920 per attended token per layer;
+    # expanding one cached latent to every head's K and V: 2 × 512 × 128 × (128 + 128) = 33.55 MFLOP.
+    assert deepseek.prefill_attention_flops_per_token_layer == expanded
+    assert deepseek.latent_expansion_flops_per_token_layer == expand_one
+    # A fresh 1,000-token prompt: positions attend over 1..1000 tokens, Σ = 500,500 → expanded.
+    assert prefill_attention_flops(deepseek, 0, 1000) == expanded * 61 * 500_500  # 2.50 TFLOP
+    # 99,000 cached + 1,000 new: Σ 99,001..100,000 = 99,500,500 attended tokens per layer;
+    # expanded 81,920 × 99,500,500 + 33,554,432 × 99,000 = 11.47e12 per layer, absorbed
+    # 278,528 × 99,500,500 = 27.71e12 per layer → expanded.
+    assert prefill_attention_flops(deepseek, 99_000, 100_000) == 61 * (expanded * 99_500_500 + expand_one * 99_000)
+    # 99,990 cached + 10 new: Σ 99,991..100,000 = 999,955; expanded 81,920 × 999,955 + 33,554,432
+    # × 99,990 = 3.437e12 per layer, absorbed 278,528 × 999,955 = 0.279e12 → absorbed.
+    assert prefill_attention_flops(deepseek, 99_990, 100_000) == 61 * absorbed * 999_955
+
+
+def test_latent_attention_moves_the_critical_batch():
+    # DeepSeek-V3 in 16-bit on one H200, ideal: balance 989.5e12 / 4.8e12 = 206.15 FLOP/byte.
+    # At 32,768 tokens of context each sequence reads 32,768 × 70,272 B = 2.3027 GB of latent
+    # and computes 2 × 37.55e9 + 278,528 × 61 × 32,769 = 631.85 GFLOP: at most 274.4 FLOP/byte,
+    # so a large enough batch is compute-bound. (With the ordinary 65,536 per token it was
+    # (75.1 + 131.0) GFLOP / 2.3027 GB = 89.5 FLOP/byte at best: never.)
+    # Every expert is read at that batch (1 - 8/256)^1761 ≈ 1e-24, so weights = 671.03e9 × 2 B:
+    #   B × 631.85e9 ≥ 206.15 × (1.34206e12 + B × 2.3027e9) → B ≥ 2.7666e14 / 1.5717e11 = 1760.3 → 1761
+    m = machine("h200")
+    assert critical_batch(presets.model("deepseek-v3"), FP16, m, 32_768) == 1761
 
 
 def test_sliding_window_layers_stop_growing():
@@ -109,6 +152,73 @@ def test_tensor_parallel_splits_the_read_and_adds_allreduces():
     assert one.fixed_time_s == 0
 
 
+def test_tensor_parallel_replicates_kv_heads_past_one_per_gpu():
+    # Qwen3-235B-A22B has 4 KV heads. Over 8 GPUs each GPU holds max(1, 4 / 8) = 1 head, so
+    # every head is stored twice: replication 8 × 1 / 4 = 2. Latent attention has one latent
+    # all heads share: every rank keeps it whole (× N). Enough heads to go round: × 1.
+    assert kv_replication(presets.model("qwen3-235b-a22b"), 8) == 2
+    assert kv_replication(presets.model("qwen3-235b-a22b"), 4) == 1
+    assert kv_replication(presets.model("llama-3.1-70b"), 8) == 1
+    assert kv_replication(presets.model("llama-3.1-70b"), 16) == 2
+    assert kv_replication(presets.model("llama-3.1-70b"), 3) == 3 * 3 / 8  # 3, 3, 2 heads: the busiest holds 3
+    assert kv_replication(presets.model("deepseek-v3"), 8) == 8
+    assert kv_replication(presets.model("toy-7b"), 8) == 1
+
+
+def test_qwen3_235b_on_8_gpus_stores_each_kv_head_twice():
+    # Qwen3-235B-A22B, 8-bit weights, 16-bit KV, on 8 × H100 80GB; batch 64 of 16,000-token
+    # prompts and 384-token replies (16,384 tokens each). Issue 8 gives "~80 GB per GPU, not the
+    # 55 GB shown" without its workload; this one reproduces both figures:
+    #   weights 235.09e9 × 1 B / 8 GPUs = 29.386 GB per GPU
+    #   KV per token 2 × 94 layers × 4 heads × 128 × 2 B = 192,512 B; 64 × 16,384 tokens → 201.86 GB
+    #   even split (what was shown): 201.86 / 8 = 25.23 GB → 29.39 + 25.23 = 54.6 GB per GPU
+    #   each GPU holds one whole KV head: 64 × 16,384 × 94 × 2 × 128 × 2 B = 50.47 GB
+    #     → 29.39 + 50.47 = 79.85 GB per GPU (just under the 80 GB an H100 has)
+    qwen, fp8 = presets.model("qwen3-235b-a22b"), Precision(8, 16)
+    plan = memory_plan(qwen, fp8, 80e9, 8, 64, 16_384)
+    assert plan.kv_replication == 2
+    assert plan.weight_bytes_per_gpu == pytest.approx(29.38625e9)
+    assert plan.kv_cache_bytes_per_gpu == pytest.approx(64 * 16_384 * 94 * 2 * 128 * 2)
+    assert f"{plan.required_bytes_per_gpu / 1e9:.2f}" == "79.85"
+    assert (29.38625e9 + 64 * 16_384 * 192_512 / 8) / 1e9 == pytest.approx(54.62, abs=0.01)  # the old figure
+    assert plan.fits and plan.available_bytes_per_gpu == 80e9
+    # The bytes every step moves count both copies too: each GPU reads its own.
+    m = machine("h100-sxm", 8, math_bits=8)
+    one = decode_step(qwen, fp8, m, 64, 16_000)
+    assert one.bytes_moved - weight_bytes_read(qwen, fp8, 64) == pytest.approx(64 * 16_000 * 192_512 * 2)
+    first = prefill(qwen, fp8, m, 16_000, 64)
+    assert first.bytes_moved - weight_bytes_read(qwen, fp8, 64 * 16_000) == pytest.approx(64 * 16_000 * 192_512 * 2)
+    # The reply's mean step: contexts 16,000..16,383, mean 16,191.5.
+    mean = latency(qwen, fp8, m, 16_000, 384, 64).decode
+    assert mean.bytes_moved - weight_bytes_read(qwen, fp8, 64) == pytest.approx(64 * 16_191.5 * 192_512 * 2)
+
+
+def test_latent_cache_is_kept_whole_on_every_tensor_parallel_rank():
+    # DeepSeek-V3, 8-bit weights, on 8 × H200: the 576-element latent is shared by all 128 heads,
+    # so each rank caches every token's latent (vLLM and SGLang under TP; DP attention avoids it).
+    # Batch 32 × 8,192 tokens × 70,272 B = 18.42 GB per GPU, not 18.42 / 8 = 2.30 GB;
+    # weights 671.03e9 / 8 = 83.88 GB per GPU → 102.30 GB of 141.
+    plan = memory_plan(presets.model("deepseek-v3"), Precision(8, 16), 141e9, 8, 32, 8192)
+    assert plan.kv_replication == 8
+    assert plan.kv_cache_bytes_per_gpu == pytest.approx(32 * 8192 * 70_272)
+    assert f"{plan.required_bytes_per_gpu / 1e9:.2f}" == "102.30"
+
+
+def test_a_model_without_an_attention_shape_pays_no_allreduce():
+    # The toy has no layers to synchronise: on 8 GPUs with a 24 µs all-reduce its step pays the
+    # per-step and per-sequence overheads only: 2.5 ms + 4 × 14 µs.
+    from core.efficiency import CALIBRATED
+
+    m = machine("h100-sxm", 8, CALIBRATED)
+    toy = presets.model("toy-7b")
+    assert decode_step(toy, FP16, m, 4, 100).fixed_time_s == pytest.approx(2.5e-3 + 4 * 14e-6, rel=1e-12)
+    assert prefill(toy, FP16, m, 100, 4).fixed_time_s == pytest.approx(2.5e-3 + 4 * 14e-6, rel=1e-12)
+    # ... while a shaped model does: 2 × 80 layers × (24 µs + 2 × 7/8 × 4 × 8,192 × 2 B / 450e9)
+    llama70b = presets.model("llama-3.1-70b")
+    allreduces = 2 * 80 * (24e-6 + 2 * 7 / 8 * 4 * 8192 * 2 / 450e9)
+    assert decode_step(llama70b, FP16, m, 4, 100).fixed_time_s == pytest.approx(2.5e-3 + 56e-6 + allreduces)
+
+
 def test_allreduce_ring_traffic():
     m = machine("h100-sxm", 8, Efficiency(label="custom", allreduce_latency_s=20e-6))
     # 20 µs + 2 × 7/8 × 16,384 B / 450e9 B/s = 20.0637 µs
@@ -137,6 +247,26 @@ def test_cached_prompt_tokens_skip_prefill_maths():
     assert cached.time_s == pytest.approx(max(14e9 / 2e12, 1.4e12 / 300e12))  # 7 ms, memory-bound now
     everything = prefill(toy, FP16, m, 1000, cached_tokens=1000)
     assert everything.flops == 2 * 7e9  # one token is still computed to emit the first output
+
+
+def test_prefill_reads_a_cached_prefix_once():
+    # Llama 3.1 8B on one H100, ideal: a 100,000-token prompt with 99,990 cached (issue 8).
+    # The pass reads the weights, reads the cached prefix's KV and writes the 10 new tokens'
+    # KV: the prompt's cache once, never the prefix twice.
+    #   weights 8.03e9 × 2 B = 16.06 GB; KV 100,000 × 131,072 B = 13.1072 GB
+    #   memory (16.06e9 + 13.1072e9) / 3.35e12 = 29.1672e9 / 3.35e12 = 8.7066 ms
+    #   maths 2 × 8.03e9 × 10 = 0.1606 TFLOP + attention 4 × 32 × 128 × 32 layers
+    #     × (99,991 + ... + 100,000 = 999,955) = 0.5243 TFLOP → 0.685 TFLOP / 989.5e12 = 0.69 ms
+    #   → memory-bound, TTFT 8.71 ms (it was 12.62 ms with the prefix counted twice)
+    llama8b, m = presets.model("llama-3.1-8b"), machine("h100-sxm")
+    step = prefill(llama8b, FP16, m, 100_000, cached_tokens=99_990)
+    assert step.bytes_moved == 16.06e9 + 100_000 * 131_072
+    assert step.flops == pytest.approx(2 * 8.03e9 * 10 + 4 * 32 * 128 * 32 * 999_955, rel=1e-12)
+    assert step.bound == "memory"
+    assert step.time_s == pytest.approx(29.1672e9 / 3.35e12, rel=1e-12)
+    assert f"{step.time_s * 1e3:.2f}" == "8.71"
+    # Nothing cached: the same cache, now all written; only the maths changes.
+    assert prefill(llama8b, FP16, m, 100_000).bytes_moved == step.bytes_moved
 
 
 def test_batch_prefill_multiplies_the_tokens():
@@ -176,6 +306,69 @@ def test_latency_with_overheads():
     assert result.decode_s == pytest.approx(100 * (7e-3 + 1e-3 + 40e-6))
     # prefill: 4 × 200 × 14e9 / 300e12 = 37.33 ms + 1 ms + 40 µs
     assert result.ttft_s == pytest.approx(800 * 14e9 / 300e12 + 1e-3 + 40e-6)
+
+
+def test_one_decode_step_the_mean_over_the_reply():
+    # Llama 3.1 8B on one H100, calibrated, batch 512, prompt 100, reply 4,000 (issue 8): the
+    # roofline headline said 362 FLOP/byte compute-bound (first step), its table 56 memory.
+    # The decode step is the mean of the reply's 4,000 steps, contexts 100..4,099:
+    #   mean context 100 + 3,999 / 2 = 2,099.5 tokens
+    #   bytes 16.06e9 + 512 × 131,072 × 2,099.5 = 16.06e9 + 140.8946e9 = 156.9546 GB
+    #   FLOPs 512 × (2 × 8.03e9 + 4 × 32 × 128 × 32 × 2,100.5) = 512 × 17.16127e9 = 8.786569 TFLOP
+    #   intensity 8.786569e12 / 156.9546e9 = 55.98 FLOP/byte
+    #   balance 0.56 × 989.5e12 / (0.85 × 3.35e12) = 194.6 → memory-bound
+    from core import Scenario, estimate
+    from core.efficiency import CALIBRATED
+    from core.specs import Workload
+
+    llama8b, work = presets.model("llama-3.1-8b"), Workload(prompt_tokens=100, output_tokens=4000, batch_size=512)
+    scenario = Scenario(model=llama8b, gpu=presets.gpu("h100-sxm"), efficiency=CALIBRATED, workload=work)
+    result = estimate(scenario)
+    step = result.decode
+    assert step.context_tokens == work.mean_decode_context_tokens == 2099.5
+    assert step.bytes_moved == pytest.approx(16.06e9 + 512 * 131_072 * 2099.5, rel=1e-12)
+    assert step.flops == pytest.approx(512 * (2 * 8.03e9 + 4 * 32 * 128 * 32 * 2100.5), rel=1e-12)
+    assert f"{step.intensity_flop_per_byte:.2f}" == "55.98"
+    assert f"{result.machine.balance_flop_per_byte:.1f}" == "194.6"
+    assert step.bound == result.decode_bound == "memory"
+    assert step.time_s == result.tpot_s == result.latency.decode_s / 4000
+    # The sweep and the critical batch, given the prompt and the reply, see the same step.
+    m = scenario.machine
+    sweep = sweep_batch_sizes(llama8b, FP16, m, [512], 100, 4100, 80e9, output_tokens=4000)
+    assert sweep.intensity_flop_per_byte[0] == pytest.approx(step.intensity_flop_per_byte, rel=1e-12)
+    assert sweep.step_time_s[0] == pytest.approx(result.tpot_s, rel=1e-12)
+    assert not sweep.compute_bound[0]
+    critical = critical_batch(llama8b, FP16, m, 100, 4000)
+    assert critical is None or critical > 512
+    # The estimate hands out the same two, so a page cannot pass another context by accident.
+    assert result.critical_batch == critical
+    own = result.batch_sweep([512])
+    assert (own.intensity_flop_per_byte[0], own.step_time_s[0]) == (
+        sweep.intensity_flop_per_byte[0],
+        sweep.step_time_s[0],
+    )
+
+
+def test_a_reply_that_crosses_the_ridge_is_timed_step_by_step():
+    # Llama 3.1 8B on one H100, ideal, batch 512, prompt 100, reply 4,000: the first step does
+    # 512 × (16.06 + 0.053) GFLOP on 16.06e9 + 512 × 100 × 131,072 = 22.77 GB → 362 FLOP/byte,
+    # above the 295 balance (989.5 / 3.35); the last, at 4,099 tokens, 512 × 18.21 GFLOP on
+    # 291.1 GB → 32: the reply crosses the ridge, so the mean step takes longer than the
+    # roofline of the mean bytes and FLOPs.
+    llama8b, m = presets.model("llama-3.1-8b"), machine("h100-sxm")
+    assert decode_step(llama8b, FP16, m, 512, 100).bound == "compute"
+    assert decode_step(llama8b, FP16, m, 512, 4099).bound == "memory"
+    step = latency(llama8b, FP16, m, 100, 4000, 512).decode
+    assert step.time_s > max(step.memory_time_s, step.compute_time_s)
+    assert step.time_s == pytest.approx(decode_time_s(llama8b, FP16, m, 100, 4000, 512) / 4000, rel=1e-15)
+
+
+def test_the_toy_decode_step_is_every_step():
+    # No KV cache: the mean of identical steps is the step, 14e9 B and 14e9 FLOP, 7 ms.
+    toy, m = presets.model("toy-7b"), machine()
+    step = latency(toy, FP16, m, 200, 500).decode
+    one = decode_step(toy, FP16, m, 1, 200)
+    assert (step.flops, step.bytes_moved, step.time_s, step.bound) == (one.flops, one.bytes_moved, one.time_s, "memory")
 
 
 def test_critical_batch_with_a_kv_cache_and_without():
@@ -226,17 +419,131 @@ def test_self_hosting_break_even():
     assert hosting.breaks_even
     free_api = self_hosting(2.0, 1, 64, 500, 5.0, 0.0)
     assert math.isinf(free_api.break_even_replies_per_day) and not free_api.breaks_even
+    assert hosting.reachable_break_even_replies_per_day == hosting.break_even_replies_per_day
+    assert free_api.reachable_break_even_replies_per_day is None
+
+
+def _estimate(model_id, gpu_id, **workload):
+    from core import Scenario, estimate
+    from core.specs import Workload
+
+    return estimate(Scenario(model=presets.model(model_id), gpu=presets.gpu(gpu_id), workload=Workload(**workload)))
+
+
+def test_self_hosting_is_not_possible_when_the_setup_does_not_fit():
+    # Llama 3.1 70B in 16-bit on one A100 80GB ($2.50/h): weights 70.55e9 × 2 B = 141.1 GB,
+    # + 1 × 700 tokens × 327,680 B = 0.23 GB of KV → 141.3 GB against 80 GB: it cannot run,
+    # so it has no price per token and no break-even (it used to get $58.53 per million).
+    result = _estimate("llama-3.1-70b", "a100-80gb-sxm")
+    assert result.self_hosting is None
+    assert result.self_hosting_problem == (
+        "not possible: Llama 3.1 70B at batch 1 does not fit on 1 × NVIDIA A100 80GB SXM: it needs "
+        "141.3 GB (weights 141.1 GB + KV cache 0.2 GB), the GPUs hold 80.0 GB; the weights alone do not fit"
+    )
+    # On two A100s (160 GB) it fits and gets its figures.
+    assert _estimate("llama-3.1-70b", "a100-80gb-sxm", gpu_count=2).self_hosting is not None
+    # Llama 3.1 8B, 8,192-token sequences, batch 100: (80e9 - 16.06e9) / (8,192 × 131,072 B) = 59.5 → 59 fit.
+    crowded = _estimate("llama-3.1-8b", "a100-80gb-sxm", prompt_tokens=7192, output_tokens=1000, batch_size=100)
+    assert crowded.self_hosting is None
+    assert crowded.self_hosting_problem.endswith("; at most 59 sequences of 8,192 tokens fit")
+    # No price: nothing to compare, and it says so.
+    assert _estimate("llama-3.1-8b", "h200").self_hosting_problem == "no rental price for this GPU"
+
+
+def test_break_even_beyond_capacity_is_no_headline():
+    # Llama 3.1 8B on one A100 80GB at $2.4984/h, calibrated, 200 → 500 tokens, API $0.00085 a reply:
+    #   break-even 2.4984 × 24 / 0.00085 = 70,543 replies a day
+    #   batch 1: TTFT 3.2225e12 FLOP / (312e12 × 0.56) + 2.514 ms = 20.96 ms; 500 steps of
+    #   (16.06e9 + 449.5 × 131,072) B / (2,039e9 × 0.85) + 2.514 ms = 11.814 ms → 5.928 s a reply,
+    #   86,400 / 5.928 = 14,575 replies a day: one fleet never reaches its break-even.
+    single = _estimate("llama-3.1-8b", "a100-80gb-sxm").self_hosting
+    assert single.break_even_replies_per_day == pytest.approx(2.4984 * 24 / 0.00085)
+    assert single.capacity_replies_per_day == pytest.approx(14_575, rel=1e-3)
+    assert not single.breaks_even and single.reachable_break_even_replies_per_day is None
+    # Batch 16 serves 16 × 86,400 / 6.565 s = 210,572 a day: the break-even is within reach.
+    batched = _estimate("llama-3.1-8b", "a100-80gb-sxm", batch_size=16).self_hosting
+    assert batched.capacity_replies_per_day == pytest.approx(210_572, rel=1e-3)
+    assert batched.reachable_break_even_replies_per_day == pytest.approx(70_543, rel=1e-4)
+
+
+def test_a_static_batch_prefills_every_prompt_in_one_pass():
+    # Batch 256 of 200-token prompts: one pass over 256 × 200 = 51,200 tokens, not 200.
+    from core.specs import Workload
+
+    assert Workload(prompt_tokens=200, batch_size=256).prefill_tokens == 51_200
+    # Cached tokens skip the pass, but every sequence computes at least one: 4 × 1.
+    assert Workload(prompt_tokens=1000, cached_prompt_tokens=1000, batch_size=4).prefill_tokens == 4
+    assert Workload(prompt_tokens=1000, cached_prompt_tokens=900, batch_size=4).new_prompt_tokens == 100
+    # The toy: 256 × 200 × 14e9 FLOP / 300e12 = 2,389.33 ms, the time of those 51,200 tokens.
+    result = _estimate("toy-7b", "toy-gpu", batch_size=256)
+    assert result.prefill.flops == 2 * 7e9 * result.scenario.workload.prefill_tokens
+    assert result.ttft_s == pytest.approx(51_200 * 14e9 / 300e12)
+
+
+def test_context_past_the_models_window_is_a_warning_naming_it():
+    from core.checks import context_problems, context_window_tokens
+
+    # Llama 3.1 8B documents 131,072 tokens; a 1,000,000-token prompt + 500-token reply is past it.
+    long = _estimate("llama-3.1-8b", "h100-sxm", prompt_tokens=1_000_000).scenario
+    assert context_window_tokens(long) == 131_072
+    assert context_problems(long) == (
+        "1,000,000 prompt + 500 reply = 1,000,500 tokens per sequence exceed Llama 3.1 8B's documented "
+        "context window of 131,072 tokens: the model does not support it, and these figures extrapolate past it",
+    )
+    # 130,572 + 500 = 131,072: exactly the window, no warning; one more token is past it.
+    assert context_problems(_estimate("llama-3.1-8b", "h100-sxm", prompt_tokens=130_572).scenario) == ()
+    assert len(context_problems(_estimate("llama-3.1-8b", "h100-sxm", prompt_tokens=130_573).scenario)) == 1
+    # Mixtral 8x7B's window; the toy and custom models have none to check against.
+    mixtral = _estimate("mixtral-8x7b", "h100-sxm", prompt_tokens=40_000).scenario
+    assert "Mixtral" in context_problems(mixtral)[0]
+    assert context_window_tokens(_estimate("toy-7b", "toy-gpu", prompt_tokens=1_000_000).scenario) is None
 
 
 def test_line_fit_and_implied_mbu():
     fit = fit_latency_line([1, 3], [0.010, 0.024])
     assert fit.tpot_s == pytest.approx(0.007) and fit.ttft_s == pytest.approx(0.003) and fit.r_squared == 1
-    # 13.48 GB per step in 10 ms on 2,039 GB/s: 1,348 / 2,039 = 0.661
-    assert implied_mbu(0.010, 13.48e9, 2039e9) == pytest.approx(0.6611, abs=1e-4)
     with pytest.raises(ValueError, match="two measurements"):
         fit_latency_line([5, 5], [1.0, 2.0])
-    with pytest.raises(ValueError, match="tpot_s"):
-        implied_mbu(0, 1e9, 1e12)
+
+
+def _llama8b_h100(batch, prompt, output):
+    from core import Scenario, estimate
+    from core.efficiency import CALIBRATED
+    from core.specs import Workload
+
+    work = Workload(prompt_tokens=prompt, output_tokens=output, batch_size=batch)
+    return estimate(Scenario(presets.model("llama-3.1-8b"), presets.gpu("h100-sxm"), FP16, CALIBRATED, work))
+
+
+def test_implied_mbu_reads_a_measurement_the_way_the_model_reads_its_own():
+    # Llama 3.1 8B on one H100, calibrated (MBU 0.85, 2.5 ms + 14 µs a step), batch 1,
+    # 1,000-token prompt, 1-token reply: the step reads 16.06e9 + 1,000 × 131,072 = 16.191 GB,
+    # 16.191e9 / (3.35e12 × 0.85) = 5.686 ms, + 2.514 ms fixed = TPOT 8.200 ms.
+    one = _llama8b_h100(1, 1000, 1)
+    assert one.tpot_s == pytest.approx(16.191072e9 / (3.35e12 * 0.85) + 2.514e-3, rel=1e-12)
+    # A measurement equal to the estimate implies the model's own MBU; the old reading,
+    # 16.191e9 / 8.200 ms / 3.35e12 = 0.589, charged the fixed costs to memory.
+    assert implied_mbu(one, one.tpot_s) == pytest.approx(0.85, abs=1e-9)
+    # A measured 10 ms leaves 10 - 2.514 = 7.486 ms for memory: 16.191e9 / 7.486e-3 / 3.35e12 = 0.6456
+    assert implied_mbu(one, 0.010) == pytest.approx(16.191072e9 / 7.486e-3 / 3.35e12, rel=1e-12)
+    # Faster than the fixed costs alone: nothing left to read memory with.
+    assert implied_mbu(one, 2e-3) is None
+    with pytest.raises(ValueError, match="measured_tpot_s"):
+        implied_mbu(one, 0)
+
+
+def test_implied_mbu_of_the_estimate_is_the_models_own_across_the_ridge():
+    # Batch 512, prompt 100, reply 4,000: the reply starts compute-bound (362 FLOP/byte > 194.6)
+    # and ends memory-bound, so the mean step waits on maths for part of its time; that wait
+    # is taken off like the fixed costs, and the estimate's own TPOT still reads MBU 0.85.
+    # (Dividing the first step's 22.77 GB by the 65.05 ms TPOT read 22.77e9 / 65.05e-3 / 3.35e12 = 0.10.)
+    crossing = _llama8b_h100(512, 100, 4000)
+    step = crossing.decode
+    assert step.time_s - step.fixed_time_s > step.memory_time_s  # it waits on maths
+    assert implied_mbu(crossing, crossing.tpot_s) == pytest.approx(0.85, abs=1e-9)
+    # 8k prompt, 512-token reply, batch 16: memory-bound throughout, no waiting.
+    long = _llama8b_h100(16, 8000, 512)
+    assert implied_mbu(long, long.tpot_s) == pytest.approx(0.85, abs=1e-9)
 
 
 def test_an_edited_preset_keeps_its_id_and_an_unknown_id_is_rejected():

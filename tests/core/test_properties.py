@@ -24,7 +24,8 @@ from core.estimate import estimate
 from core.fields import flat_text, inputs, si_from_text
 from core.memory import memory_plan
 from core.parallel import effective_machine
-from core.phases import decode_step, decode_time_s, latency, prefill
+from core.phases import decode_step, decode_time_s, prefill
+from core.reply import latency, mean_decode_step
 from core.scenario import Scenario
 from core.specs import GPU, Efficiency, Model, Precision, Pricing, Workload
 
@@ -62,6 +63,8 @@ def custom_models(draw: st.DrawFn, shape: bool | None = None, window: bool | Non
             head_dim=draw(st.integers(16, 256)),
             kv_latent_dim=draw(st.none() | st.integers(16, 1024)),
         )
+        if fields["kv_latent_dim"] is not None:
+            fields["kv_latent_rope_dim"] = draw(st.none() | st.integers(0, 15))
         if window if window is not None else draw(st.booleans()):
             fields.update(
                 sliding_window_tokens=draw(st.integers(1, 8192)),
@@ -279,7 +282,7 @@ def test_latency_without_kv_cache_is_linear_in_output_tokens(model, gpu, precisi
     for i, total in enumerate(totals):
         assert rel(total, ttft + (m + i) * tpot)  # total(M) = TTFT + M × TPOT
     assert rel(totals[1] - totals[0], totals[2] - totals[1], 1e-9)  # equal spacing
-    assert rel(latency(model, precision, machine, prompt, m, batch, cached).mean_tpot_s, tpot)
+    assert rel(latency(model, precision, machine, prompt, m, batch, cached).tpot_s, tpot)
 
 
 def brute_force_decode_s(model, precision, machine, prompt, output, batch) -> float:
@@ -306,6 +309,48 @@ def test_decode_time_closed_form_equals_the_loop(case, gpu, precision, efficienc
     machine = machine_of(gpu, gpu_count, efficiency, precision)
     closed = float(decode_time_s(model, precision, machine, prompt, output, batch))
     assert rel(closed, brute_force_decode_s(model, precision, machine, prompt, output, batch), 1e-9)
+
+
+@SETTINGS
+@given(kv_cases(), gpus, precisions, efficiencies, st.integers(1, 256), st.integers(1, 8))
+def test_the_decode_step_is_the_mean_of_the_reply_steps(case, gpu, precision, efficiency, batch, gpu_count):
+    # One definition: bytes, FLOPs and time are the means of the M steps the reply runs.
+    model, prompt, output = case
+    machine = machine_of(gpu, gpu_count, efficiency, precision)
+    steps = [decode_step(model, precision, machine, batch, prompt + j) for j in range(output)]
+    mean = mean_decode_step(model, precision, machine, prompt, output, batch)
+    assert rel(mean.bytes_moved, sum(s.bytes_moved for s in steps) / output, 1e-9)
+    assert rel(mean.flops, sum(s.flops for s in steps) / output, 1e-9)
+    assert rel(mean.time_s, sum(s.time_s for s in steps) / output, 1e-9)
+    assert mean.intensity_flop_per_byte == mean.flops / mean.bytes_moved
+    assert (mean.bound == "compute") == (mean.intensity_flop_per_byte > mean.balance_flop_per_byte)
+    assert mean.context_tokens == prompt + (output - 1) / 2
+    # The mean of the maxima is at least the maximum of the means.
+    assert mean.time_s >= (max(mean.memory_time_s, mean.compute_time_s) + mean.fixed_time_s) * (1 - 1e-9)
+
+
+@SETTINGS
+@given(preset_scenarios)
+def test_sweep_and_critical_batch_use_the_estimates_decode_step(scenario):
+    # The batch sweep at the scenario's batch and the critical batch see the step the estimate reports.
+    result, work, machine = estimate(scenario), scenario.workload, scenario.machine
+    sweep = sweep_batch_sizes(
+        scenario.model,
+        scenario.precision,
+        machine,
+        np.array([work.batch_size]),
+        work.prompt_tokens,
+        work.sequence_tokens,
+        scenario.gpu.memory_bytes * work.gpu_count,
+        work.output_tokens,
+    )
+    assert rel(float(sweep.step_time_s[0]), result.tpot_s, 1e-9)
+    assert rel(float(sweep.intensity_flop_per_byte[0]), result.decode.intensity_flop_per_byte, 1e-9)
+    critical = critical_batch(scenario.model, scenario.precision, machine, work.prompt_tokens, work.output_tokens)
+    if critical is not None and abs(work.batch_size - critical) > 1:
+        assert (result.decode_bound == "compute") == (work.batch_size >= critical)
+    if critical is None:
+        assert result.decode_bound == "memory"
 
 
 @pytest.mark.parametrize("prompt", [1, 100, 127, 128, 129, 200])
@@ -341,8 +386,8 @@ def test_every_estimate_is_finite_and_positive(scenario):
         "total_s": result.total_s,
         "output_tokens_per_s": result.output_tokens_per_s,
         "per_request_tokens_per_s": result.per_request_tokens_per_s,
-        "mean_decode.time_s": result.mean_decode.time_s,
-        "intensity": result.mean_decode.intensity_flop_per_byte,
+        "decode.time_s": result.decode.time_s,
+        "intensity": result.decode.intensity_flop_per_byte,
         "weight_bytes": result.memory.weight_bytes,
         "available_bytes": result.memory.available_bytes,
         "output_vs_prompt_token": result.output_token_vs_prompt_token,

@@ -44,6 +44,7 @@ BASE: dict[type, dict[str, Any]] = {
         kv_latent_dim=512,
         sliding_window_tokens=4096,
         sliding_window_layers=16,
+        kv_latent_rope_dim=64,
     ),
     Precision: dict(weight_bits=16.0, kv_bits=16.0),
     Efficiency: dict(
@@ -97,6 +98,8 @@ FIELDS = [
     # Bounded by experts - 1 (8 - 1 in BASE): a token that uses every expert is a dense model.
     Field(Model, "experts_per_token", "int", 1, False, 7, ">= 1 and <= 7"),
     Field(Model, "kv_latent_dim", "int", 1, False, 1_000_000, ">= 1 and <= 1,000,000", optional=True),
+    # Bounded by kv_latent_dim - 1 (512 in BASE): the RoPE key is part of the latent.
+    Field(Model, "kv_latent_rope_dim", "int", 0, False, 511, ">= 0 and <= 511", optional=True),
     Field(Model, "sliding_window_tokens", "int", 1, False, 10_000_000, ">= 1 and <= 10,000,000"),
     # Bounded by layers (32 in BASE).
     Field(Model, "sliding_window_layers", "int", 1, False, 32, ">= 1 and <= 32"),
@@ -217,6 +220,7 @@ _COMPANIONS: dict[tuple[str, float], dict[str, Any]] = {
     ("experts_per_token", 7): dict(active_params=46.7e9 * 7 / 8),
     ("total_params", 1e14): dict(active_params=1e14 * 2 / 8),
     ("prompt_tokens", 1): dict(cached_prompt_tokens=0),
+    ("kv_latent_dim", 1): dict(kv_latent_rope_dim=0),
     # active == total is the edge for a dense model; a mixture of experts needs active < total.
     ("active_params", 46.7e9): dict(experts=None, experts_per_token=None),
     # The smallest model: a million parameters, dense (no experts to route to).
@@ -339,6 +343,9 @@ NO_SHAPE = dict(layers=None, hidden=None, query_heads=None, kv_heads=None, head_
             r"^kv_latent_dim and sliding windows need the attention shape",
             id="window-without-shape",
         ),
+        pytest.param(
+            dict(kv_latent_dim=None), r"^kv_latent_rope_dim needs kv_latent_dim", id="latent-rope-without-latent"
+        ),
     ],
 )
 def test_model_cross_field_rules(changes: dict[str, Any], message: str) -> None:
@@ -396,11 +403,18 @@ def test_moe_active_share_below_its_routed_experts_is_rejected() -> None:
         pytest.param(Model, dict(kv_heads=32), id="kv-heads==query-heads"),
         pytest.param(Model, dict(experts_per_token=7, active_params=46.7e9 * 7 / 8), id="k==experts-1"),
         pytest.param(Model, dict(sliding_window_layers=32), id="every-layer-windowed"),
-        pytest.param(Model, dict(kv_latent_dim=None), id="no-latent"),
+        pytest.param(Model, dict(kv_latent_dim=None, kv_latent_rope_dim=None), id="no-latent"),
         pytest.param(Model, dict(DENSE), id="dense-active==total"),
         pytest.param(
             Model,
-            dict(**DENSE, **NO_SHAPE, kv_latent_dim=None, sliding_window_tokens=None, sliding_window_layers=None),
+            dict(
+                **DENSE,
+                **NO_SHAPE,
+                kv_latent_dim=None,
+                kv_latent_rope_dim=None,
+                sliding_window_tokens=None,
+                sliding_window_layers=None,
+            ),
             id="no-shape",
         ),
         pytest.param(
@@ -456,6 +470,6 @@ def test_model_derived_moe_split() -> None:
     # The latent replaces 2 × kv_heads × head_dim; 32 - 16 windowed layers attend fully.
     assert model.kv_elements_per_token_per_layer == 512
     assert model.full_attention_layers == 16
-    assert _model(kv_latent_dim=None).kv_elements_per_token_per_layer == 2 * 8 * 128
+    assert _model(kv_latent_dim=None, kv_latent_rope_dim=None).kv_elements_per_token_per_layer == 2 * 8 * 128
     dense = _model(**DENSE)
     assert (dense.params_per_expert, dense.shared_params, dense.is_moe) == (0.0, 46.7e9, False)

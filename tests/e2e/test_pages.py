@@ -183,18 +183,24 @@ def test_back_and_forward_move_one_page_at_a_time(page: Page) -> None:
     # Editing inputs replaces the current history entry rather than adding one.
     type_number(page, "Output tokens", 900)
     expect(page).to_have_url(re.compile(r"/bill\?out=900$"))
-    page.get_by_role("spinbutton", name="Short reply (output tokens)").fill("70")
-    page.get_by_role("spinbutton", name="Short reply (output tokens)").press("Enter")
+    type_number(page, "Short reply (output tokens)", 70)  # the page's own input, in the sidebar
     expect(page).to_have_url(re.compile(r"short=70"))
-    page.go_back()
-    expect(title(page)).to_contain_text("Roofline & batching")
-    page.go_back()
-    expect(title(page)).to_contain_text("Overview")
-    page.go_forward()
-    expect(title(page)).to_contain_text("Roofline & batching")
-    page.go_forward()
-    expect(title(page)).to_contain_text("Monthly bill")
-    expect(page.get_by_role("spinbutton", name="Short reply (output tokens)")).to_have_value("70")
+    # The edit's rerun has drawn its result and finished. (Back pressed while a rerun is still
+    # running makes Streamlit 1.67 push the page's path again when that run ends: a race in
+    # the frontend, not an entry the app writes.)
+    expect(page.get_by_test_id("stMain")).to_contain_text("900 vs 70 tokens")
+    page.locator(READY).wait_for(timeout=LOAD_TIMEOUT_MS)
+    for move, name, path in (
+        (page.go_back, "Roofline & batching", "/roofline"),
+        (page.go_back, "Overview", "/"),
+        (page.go_forward, "Roofline & batching", "/roofline"),
+        (page.go_forward, "Monthly bill", "/bill"),
+    ):
+        move()
+        expect(title(page)).to_contain_text(name)
+        expect(page).to_have_url(re.compile(re.escape(path) + r"(\?|$)"))
+        page.locator(READY).wait_for(timeout=LOAD_TIMEOUT_MS)  # this page's run has finished
+    expect(sidebar_number(page, "Short reply (output tokens)")).to_have_value("70")
     expect_no_exception(page)
 
 

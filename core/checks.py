@@ -1,0 +1,61 @@
+"""What a scenario cannot do, in words: setups that do not fit, prompts past the context window.
+
+The estimate still runs for such scenarios (people explore beyond the edge); these checks
+say why a number is missing or what it extrapolates, for the CLI and the app to show.
+"""
+
+from __future__ import annotations
+
+from core import presets
+from core.memory import MemoryPlan
+from core.scenario import Scenario
+from core.units import BYTES_PER_GB
+
+
+def _gb(value_bytes: float) -> str:
+    return f"{value_bytes / BYTES_PER_GB:,.1f} GB"
+
+
+def memory_problem(scenario: Scenario, plan: MemoryPlan) -> str | None:
+    """Why the batch cannot run on these GPUs (weights + KV caches over memory), or None when it fits.
+
+    Example: Llama 3.1 70B in 16-bit on one A100 80GB, batch 1, 700 tokens → "Llama 3.1 70B
+    at batch 1 does not fit on 1 × NVIDIA A100 80GB SXM: it needs 141.3 GB (weights 141.1 GB
+    + KV cache 0.2 GB), the GPUs hold 80.0 GB; the weights alone do not fit".
+    """
+    if plan.fits:
+        return None
+    work = scenario.workload
+    message = (
+        f"{scenario.model.name} at batch {work.batch_size:,} does not fit on {work.gpu_count} × "
+        f"{scenario.gpu.name}: it needs {_gb(plan.required_bytes)} (weights {_gb(plan.weight_bytes)} + "
+        f"KV cache {_gb(plan.kv_cache_bytes)}), the GPUs hold {_gb(plan.available_bytes)}"
+    )
+    if not plan.max_batch_that_fits:
+        return message + "; the weights alone do not fit"
+    return message + f"; at most {plan.max_batch_that_fits:,} sequences of {work.sequence_tokens:,} tokens fit"
+
+
+def context_window_tokens(scenario: Scenario) -> int | None:
+    """The model preset's documented context window; None for custom models and the toy."""
+    preset = presets.model_presets().get(scenario.model.id)
+    return None if preset is None else preset.context_tokens
+
+
+def context_problems(scenario: Scenario) -> tuple[str, ...]:
+    """Warnings when a sequence outgrows the model's documented context window (empty when none).
+
+    Not an error: people explore beyond the window, and the physics still runs; the
+    estimate then extrapolates past what the model supports. Example: a 1,000,000-token
+    prompt for Llama 3.1 8B → "1,000,000 prompt + 500 reply = 1,000,500 tokens per
+    sequence exceed Llama 3.1 8B's documented context window of 131,072 tokens ...".
+    """
+    window = context_window_tokens(scenario)
+    work = scenario.workload
+    if window is None or work.sequence_tokens <= window:
+        return ()
+    return (
+        f"{work.prompt_tokens:,} prompt + {work.output_tokens:,} reply = {work.sequence_tokens:,} tokens per "
+        f"sequence exceed {scenario.model.name}'s documented context window of {window:,} tokens: "
+        "the model does not support it, and these figures extrapolate past it",
+    )
