@@ -10,6 +10,7 @@
 #   make bench        speed figures: the cost model, each page's rerun and figure sizes
 #   make docs         regenerate the README's option tables from the field descriptions
 #   make screenshots  run the browser tests, saving PNGs to docs/screenshots/
+#   make prices       regenerate core/data/api_prices.json from the installed genai-prices (offline)
 #   make clean        remove caches and build output (make distclean also removes .venv)
 #
 # Installs are stamped (.venv/.stamp-*): they rerun only when requirements*.txt or
@@ -37,7 +38,7 @@ PINS_DEV := $(VENV)/requirements-dev-pins.txt
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv install install-dev chromium run test lint bench docs screenshots clean distclean
+.PHONY: help venv install install-dev chromium run test lint bench docs screenshots clean distclean prices
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -137,3 +138,9 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV)
+
+# The API price catalogue core reads: written from the snapshot bundled in the pinned genai-prices
+# (no download), with the prices in force today at 12:00 UTC. Rerun after bumping genai-prices
+# (a test fails until you do) or after the "next scheduled change" date that `python -m core prices` shows.
+prices: $(STAMP_RUN)
+	$(VPY) tools/export_api_prices.py

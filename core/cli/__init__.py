@@ -1,9 +1,9 @@
 """`python -m core`: the cost model on the command line.
 
 Subcommands: `lab` (the lesson's reference run), `estimate` (one scenario, text or
---json), `presets` (the GPU and model data) and `calibrate` (the model against published
-measurements). Every bad value exits with code 2 and one line naming the option and the
-allowed range; no traceback.
+--json), `presets` (the GPU and model data), `calibrate` (the model against published
+measurements) and `prices` (the API price catalogue, searched). Every bad value exits with
+code 2 and one line naming the option and the allowed range; no traceback.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from core.cli.prices import add_prices_arguments
 from core.cli.scenario_args import add_scenario_options, scenario_from_args
 
-SUBCOMMANDS = ("lab", "estimate", "presets", "calibrate")
+SUBCOMMANDS = ("lab", "estimate", "presets", "calibrate", "prices")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("presets", help="list the GPU and model presets")
     calibrate = sub.add_parser("calibrate", help="compare the calibrated model with published measurements")
     calibrate.add_argument("--fit", action="store_true", help="refit the calibrated defaults on the training set")
+    prices = sub.add_parser("prices", help="list API models' prices per million tokens (SEARCH by provider or name)")
+    prices.set_defaults(subparser=prices)
+    add_prices_arguments(prices)
     return parser
 
 
@@ -80,4 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.cli.reports import calibration_text
 
         sys.stdout.write(calibration_text(fit=args.fit))
+    elif args.command == "prices":
+        from core.cli.prices import run_prices
+
+        sys.stdout.write(run_prices(args))
     return 0
