@@ -2,7 +2,7 @@
 
 Subcommands: `lab` (the lesson's reference run), `estimate` (one scenario, text or
 --json), `presets` (the GPU and model data) and `calibrate` (the model against published
-measurements). Every bad value exits with code 2 and one line naming the option and the
+measurements; `--load` for the load model against measured servers). Every bad value exits with code 2 and one line naming the option and the
 allowed range; no traceback.
 """
 
@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("presets", help="list the GPU and model presets")
     calibrate = sub.add_parser("calibrate", help="compare the calibrated model with published measurements")
     calibrate.add_argument("--fit", action="store_true", help="refit the calibrated defaults on the training set")
+    calibrate.add_argument(
+        "--load", action="store_true", help="the load model against measured servers, per held-out split"
+    )
     return parser
 
 
@@ -76,6 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.cli.reports import presets_text
 
         sys.stdout.write(presets_text())
+    elif args.command == "calibrate" and args.load:
+        from core.cli.load_report import load_calibration_text
+
+        sys.stdout.write(load_calibration_text(fit=args.fit))
     elif args.command == "calibrate":
         from core.cli.reports import calibration_text
 
