@@ -7,7 +7,7 @@
 #   make run          install the runtime set + the project, start the app on :8501
 #   make test         install the dev set (+ chromium), run every test
 #   make lint         ruff check, ruff format --check, mypy (core strict, app relaxed)
-#   make bench        speed figures: the cost model, each page's rerun and figure sizes
+#   make bench        speed figures: the cost model, the load model, each page's rerun and figure sizes
 #   make docs         regenerate the README's option tables from the field descriptions
 #   make screenshots  run the browser tests, saving PNGs to docs/screenshots/
 #   make prices       regenerate core/data/api_prices.json from the installed genai-prices (offline)
@@ -123,6 +123,7 @@ lint: $(STAMP_DEV)
 
 bench: $(STAMP_DEV)
 	$(VPY) benchmarks/bench_core.py
+	$(VPY) benchmarks/bench_serving.py
 	$(VPY) benchmarks/bench_app.py
 
 docs: $(STAMP_RUN)

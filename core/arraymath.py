@@ -21,6 +21,12 @@ def minimum(values: Any, cap: float) -> Any:
     return np.minimum(values, cap) if isinstance(values, np.ndarray) else min(values, cap)
 
 
+def maximum(values: Any, floor: Any) -> Any:
+    if isinstance(values, np.ndarray) or isinstance(floor, np.ndarray):
+        return np.maximum(values, floor)
+    return max(values, floor)
+
+
 def clip(values: Any, low: float, high: Any) -> Any:
     if isinstance(values, np.ndarray) or isinstance(high, np.ndarray):
         return np.clip(values, low, high)

@@ -96,8 +96,8 @@ def prefill_attention_flops(model: Model, cached_tokens: int, prompt_tokens: int
     return min(expanded, model.decode_attention_flops_per_token_layer * attended)
 
 
-def _tensor_parallel_time_s(model: Model, machine: Machine, tokens: Quantity) -> Quantity:
-    """Two all-reduces per layer of the step's activations (tokens × hidden × 2 bytes)."""
+def tensor_parallel_time_s(model: Model, machine: Machine, tokens: Quantity) -> Quantity:
+    """Two all-reduces per layer of the step's activations (tokens × hidden × 2 bytes); 0 on one GPU."""
     if machine.gpu_count == 1 or not model.has_attention_shape:
         return tokens * 0.0
     message_bytes = tokens * (model.hidden or 0) * ACTIVATION_BYTES
@@ -139,7 +139,7 @@ def prefill(
         compute_time_s=flops / machine.compute_flops_per_s,
         fixed_time_s=machine.step_overhead_s
         + machine.sequence_overhead_s * batch_size
-        + float(_tensor_parallel_time_s(model, machine, tokens)),
+        + float(tensor_parallel_time_s(model, machine, tokens)),
         balance_flop_per_byte=machine.balance_flop_per_byte,
     )
 
@@ -182,7 +182,7 @@ def decode_fixed_time_s(model: Model, machine: Machine, batch_size: Quantity) ->
     return (
         machine.step_overhead_s
         + machine.sequence_overhead_s * batch_size
-        + _tensor_parallel_time_s(model, machine, batch_size)
+        + tensor_parallel_time_s(model, machine, batch_size)
     )
 
 

@@ -2,8 +2,9 @@
 
 Subcommands: `lab` (the lesson's reference run), `estimate` (one scenario, text or
 --json), `presets` (the GPU and model data), `calibrate` (the model against published
-measurements) and `prices` (the API price catalogue, searched). Every bad value exits with
-code 2 and one line naming the option and the allowed range; no traceback.
+measurements; `--load` for the load model against measured servers) and `prices` (the API
+price catalogue, searched). Every bad value exits with code 2 and one line naming the
+option and the allowed range; no traceback.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("presets", help="list the GPU and model presets")
     calibrate = sub.add_parser("calibrate", help="compare the calibrated model with published measurements")
     calibrate.add_argument("--fit", action="store_true", help="refit the calibrated defaults on the training set")
+    calibrate.add_argument(
+        "--load", action="store_true", help="the load model against measured servers, per held-out split"
+    )
     prices = sub.add_parser("prices", help="list API models' prices per million tokens (SEARCH by provider or name)")
     prices.set_defaults(subparser=prices)
     add_prices_arguments(prices)
@@ -80,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.cli.reports import presets_text
 
         sys.stdout.write(presets_text())
+    elif args.command == "calibrate" and args.load:
+        from core.cli.load_report import load_calibration_text
+
+        sys.stdout.write(load_calibration_text(fit=args.fit))
     elif args.command == "calibrate":
         from core.cli.reports import calibration_text
 

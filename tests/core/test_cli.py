@@ -269,3 +269,16 @@ def test_python_dash_m_core_as_a_process():
     assert ok.returncode == 0 and json.loads(ok.stdout)["tpot_ms"] == pytest.approx(7.0)
     bad = subprocess.run([sys.executable, "-m", "core", "estimate", "--batch", "-1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "--batch" in bad.stderr
+
+
+def test_calibrate_load_prints_every_split_per_slice(capsys):
+    # The held-out errors of the load model, from the frozen fits (instant; --fit refits).
+    code, out, _ = run_cli(capsys, "calibrate", "--load")
+    assert code == 0
+    for split in ("gpu", "gpu-reverse", "engine", "engine-reverse"):
+        assert f'split "{split}"' in out
+    assert out.count("meets both targets") == 2 and out.count("misses a target") == 2
+    # The first split's overall row: 264 B200 rows judged, TPOT 10.4 %, TTFT 22.0 %.
+    assert "  all          all          264       10.4%       22.0%" in out
+    assert "tp           TP8" in out and "precision    nvfp4" in out
+    assert "vllm: MBU 0.73, MFU 0.48" in out

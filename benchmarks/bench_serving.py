@@ -1,0 +1,76 @@
+"""Speed of the load model: figures to read, not a pass/fail test (timings flake on shared machines).
+
+Targets (issue #9 §6): one closed-loop point ≤ 1 ms; one open-loop point with percentiles
+≤ 20 ms; a whole plan's evaluations — 15 GPUs × 4 tensor-parallel sizes × 3 precisions ×
+a concurrency grid, closed loop — ≤ 300 ms in-process. Run: `make bench`.
+"""
+
+from __future__ import annotations
+
+import time
+import timeit
+
+import numpy as np
+
+from core import presets
+from core.closed_loop import closed_loop
+from core.engine import TRTLLM, VLLM
+from core.lengths import RequestLengths
+from core.open_loop import capacity_requests_per_s, goodput, open_loop
+from core.replica import Replica
+from core.specs import Precision
+
+CONCURRENCY_GRID = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512], dtype=float)
+TP_SIZES = (1, 2, 4, 8)
+PRECISIONS = (Precision(16, 16), Precision(8, 8), Precision(4.5, 8))
+
+
+def best_of(function, number: int, repeat: int = 7) -> float:
+    """Seconds per call, best of `repeat` runs of `number` calls (the least disturbed run)."""
+    return min(timeit.repeat(function, number=number, repeat=repeat)) / number
+
+
+def plan_evaluations(lengths: RequestLengths) -> int:
+    """Every GPU preset × TP × precision, the closed loop over the concurrency grid; returns how many fit."""
+    model = presets.model("llama-3.1-70b")
+    fitting = 0
+    for gpu in (p.gpu for p in presets.gpu_presets().values()):
+        for n in TP_SIZES:
+            for precision in PRECISIONS:
+                result = closed_loop(Replica(model, precision, gpu, n, VLLM), lengths, CONCURRENCY_GRID)
+                fitting += result.max_concurrency_that_fits > 0
+    return fitting
+
+
+def main() -> None:
+    lengths = RequestLengths(1024, 1024, 0.8)
+    replica = Replica(presets.model("llama-3.1-70b"), Precision(8, 8), presets.gpu("h100-sxm"), 2, VLLM)
+    point = best_of(lambda: closed_loop(replica, lengths, 32), 200)
+    print(f"closed loop, one point (70B, 2×H100, C=32)   : {point * 1e3:8.3f} ms  (target ≤ 1 ms)")
+    grid = best_of(lambda: closed_loop(replica, lengths, CONCURRENCY_GRID), 200)
+    print(f"closed loop, 10-point concurrency grid       : {grid * 1e3:8.3f} ms")
+    trt = Replica(presets.model("llama-3.1-70b"), Precision(8, 8), presets.gpu("b200"), 8, TRTLLM)
+    saturated = best_of(lambda: closed_loop(trt, RequestLengths(8192, 128, 0.8), CONCURRENCY_GRID), 20)
+    print(f"closed loop, grid into prefill saturation    : {saturated * 1e3:8.3f} ms  (8k→128 on 8×B200)")
+
+    rate = 0.7 * capacity_requests_per_s(replica, lengths)
+    open_point = best_of(lambda: open_loop(replica, lengths, rate), 20)
+    print(f"open loop, one point with percentiles        : {open_point * 1e3:8.3f} ms  (target ≤ 20 ms)")
+    search = best_of(lambda: goodput(replica, lengths, 1.0, 0.05), 3)
+    print(f"open loop, goodput for p95 TTFT and TPOT     : {search * 1e3:8.3f} ms")
+
+    gpus = len(presets.gpu_presets())
+    combos = gpus * len(TP_SIZES) * len(PRECISIONS)
+    runs = []
+    for _ in range(5):
+        start = time.perf_counter()
+        fitting = plan_evaluations(lengths)
+        runs.append(time.perf_counter() - start)
+    print(
+        f"plan: {gpus} GPUs × {len(TP_SIZES)} TP × {len(PRECISIONS)} precisions × {len(CONCURRENCY_GRID)} concurrencies"
+        f" ({combos} setups, {fitting} fit): {min(runs) * 1e3:8.1f} ms  (target ≤ 300 ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""`python -m core calibrate --load`: the load model against measured servers, as text."""
+
+from __future__ import annotations
+
+from core.engine import ENGINES, EngineProfile
+from core.serving_calibration import FITTED, SPLITS, SliceError, predict, slice_errors, split_report
+from core.serving_data import FILENAME, load_serving_measurements
+
+TPOT_TARGET_PCT, TTFT_TARGET_PCT = 15.0, 30.0
+
+
+def _costs(profile: EngineProfile) -> str:
+    return (
+        f"{profile.id}: MBU {profile.mbu:.2f}, MFU {profile.mfu:.2f}, "
+        f"launch {profile.launch_overhead_per_layer_s * 1e6:.0f} us/layer, "
+        f"per sequence {profile.sequence_overhead_s * 1e6:.0f} us, "
+        f"all-reduce {profile.allreduce_latency_s * 1e6:.0f} us, "
+        f"per request {profile.request_overhead_s * 1e3:.0f} ms"
+    )
+
+
+def _table(errors: list[SliceError]) -> list[str]:
+    lines = [f"  {'slice':<13}{'value':<11}{'rows':>5}{'TPOT |err|':>12}{'TTFT |err|':>12}"]
+    for e in errors:
+        lines.append(
+            f"  {e.slice:<13}{e.value:<11}{e.rows:>5}{e.tpot_median_abs_pct:>11.1f}%{e.ttft_median_abs_pct:>11.1f}%"
+        )
+    return lines
+
+
+def load_calibration_text(fit: bool = False) -> str:
+    rows = load_serving_measurements()
+    lines = [
+        f"Load model (closed loop, continuous batching) against {len(rows)} measured points: "
+        f"Llama 3.1 70B under vLLM and TensorRT-LLM (core/data/{FILENAME}).",
+        f"Median absolute error on the rows each split did NOT fit; targets {TPOT_TARGET_PCT:.0f}% TPOT, "
+        f"{TTFT_TARGET_PCT:.0f}% TTFT. {'Costs refitted now.' if fit else 'Frozen fits; --fit refits (minutes).'}",
+    ]
+    for split in SPLITS:
+        report = split_report(split, rows, refit=fit)
+        overall = report.errors[0]
+        verdict = (
+            "meets both targets"
+            if overall.tpot_median_abs_pct <= TPOT_TARGET_PCT and overall.ttft_median_abs_pct <= TTFT_TARGET_PCT
+            else "misses a target"
+        )
+        lines += ["", f'split "{split.name}": {split.description} — {verdict}']
+        lines += [f"  fitted {_costs(profile)}" for profile in report.fitted.values()]
+        lines += _table(report.errors)
+    shipped = slice_errors(predict(rows))
+    lines += [
+        "",
+        "shipped profiles, fitted on every row (in-sample, for reference):",
+        *(f"  {_costs(ENGINES[engine_id])}" for engine_id in ("vllm", "trtllm")),
+        *_table(shipped[:1]),
+        f"  (fitted knobs: {', '.join(FITTED)})",
+    ]
+    return "\n".join(lines) + "\n"

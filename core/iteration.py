@@ -1,0 +1,181 @@
+"""One engine iteration under continuous batching, and the iterations a request lives through.
+
+An iteration decodes one token for each of `b` running sequences (each at its own
+context; the mean suffices because KV bytes and attention FLOPs are linear in context)
+and prefills a chunk of `p` prompt tokens that start at position `q`. Its time is the
+same roofline as `core.phases`, on the same `Machine`:
+
+    bytes = weights read by the b + p tokens (MoE: the experts they touch)
+            + KV of the b sequences at their context + KV of the chunk's prefix + KV written
+    FLOPs = decode_flops(b, context) + 2 × active params × p + attention of the chunk
+    time  = max(bytes / bandwidth, FLOPs / compute)
+            + step overhead + per-sequence overhead × (b + prompts) + tensor-parallel all-reduces
+
+With b = 0 and the whole prompt in one chunk this is exactly `phases.prefill` (batch 1);
+with p = 0 it is exactly `phases.decode_step`. Every argument may be a numpy array
+(one iteration per entry), so a sweep over concurrency is one call.
+References: Yu et al., "Orca" (OSDI 2022) for iteration-level scheduling; Agrawal et al.,
+"Sarathi-Serve" (OSDI 2024) for chunked prefill riding along with decodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.arraymath import Quantity, maximum
+from core.memory import kv_cache_bytes, weight_bytes_read
+from core.phases import attention_flops_per_token, decode_flops, tensor_parallel_time_s
+from core.replica import Replica
+
+
+@dataclass(frozen=True, slots=True)
+class Iteration:
+    """One iteration (or one per entry when the inputs are arrays)."""
+
+    flops: Quantity
+    bytes_moved: Quantity
+    memory_time_s: Quantity
+    compute_time_s: Quantity
+    fixed_time_s: Quantity
+
+    @property
+    def time_s(self) -> Quantity:
+        return maximum(self.memory_time_s, self.compute_time_s) + self.fixed_time_s
+
+
+def iteration(
+    replica: Replica,
+    decode_sequences: Quantity,
+    decode_context_tokens: Quantity,
+    prefill_tokens: Quantity = 0.0,
+    prefill_context_tokens: Quantity = 0.0,
+    prefill_sequences: Quantity | None = None,
+) -> Iteration:
+    """Step time of one iteration of `decode_sequences` decodes plus a prefill chunk.
+
+    The chunk's p tokens belong to `prefill_sequences` prompts (default 1 when p > 0), each
+    contributing p/n tokens at positions q+1..q+p/n of its own prompt; attention is linear
+    in position, so the chunk's attention FLOPs are p × attention at q + (p/n + 1)/2.
+    Example (Llama 3.1 70B fp8 on one B200, ideal): b = 0, p = 1,000 → 141 TFLOP of
+    weights + 1.3 TFLOP of attention over 4,500 TFLOP/s = 31.7 ms, compute-bound.
+    """
+    model, precision, machine = replica.model, replica.precision, replica.machine
+    b, p, q = decode_sequences, prefill_tokens, prefill_context_tokens
+    if prefill_sequences is None:
+        prefill_sequences = np.greater(p, 0) * 1.0 if isinstance(p, np.ndarray) else float(p > 0)
+    # Each prompt attends over its own tokens only: the chunk splits evenly between them.
+    per_prompt = p / maximum(prefill_sequences, 1.0)
+    flops = (
+        decode_flops(model, b, decode_context_tokens)
+        + 2.0 * model.active_params * p
+        + p * attention_flops_per_token(model, q + (per_prompt + 1) / 2)
+    )
+    bytes_moved = (
+        weight_bytes_read(model, precision, b + p)
+        + kv_cache_bytes(model, precision, decode_context_tokens, b)
+        + kv_cache_bytes(model, precision, q, prefill_sequences)
+        + kv_cache_bytes(model, precision, p)
+    )
+    return Iteration(
+        flops=flops,
+        bytes_moved=bytes_moved,
+        memory_time_s=bytes_moved / machine.bandwidth_bytes_per_s,
+        compute_time_s=flops / machine.compute_flops_per_s,
+        fixed_time_s=machine.step_overhead_s
+        + machine.sequence_overhead_s * (b + prefill_sequences)
+        + tensor_parallel_time_s(model, machine, b + p),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSteps:
+    """The iterations one request lives through, given how many others decode beside it.
+
+    Engines pack every waiting prompt into the next iteration, up to the token budget, so
+    an iteration carrying prompts carries g of them (1 ≤ g ≤ `most_prompts`); its time is
+    interpolated between one prompt and the budget's worth (exact where both are on the
+    same side of the roofline's ridge, which is where prefills live).
+    """
+
+    decode_s: Quantity  # a decode-only iteration during its reply
+    chunks: Quantity  # iterations one prompt is split over
+    most_prompts: Quantity  # prompts one iteration can carry: the budget's worth, 1 when chunked over several
+    mixed_one_s: Quantity  # an iteration during its reply that also carries one prompt (chunk)
+    mixed_most_s: Quantity  # ... that carries `most_prompts` prompts
+    prefill_one_s: Quantity  # its own prefill alone: `chunks` iterations, the others decoding alongside
+    prefill_most_s: Quantity  # its own prefill sharing each iteration with most_prompts - 1 other prompts
+
+    def _between(self, one: Quantity, most: Quantity, prompts: Quantity) -> Quantity:
+        span = np.maximum(np.asarray(self.most_prompts, dtype=float) - 1, 1e-12)
+        return one + (most - one) * np.clip((prompts - 1) / span, 0.0, 1.0)
+
+    def mixed_s(self, prompts: Quantity = 1.0) -> Quantity:
+        return self._between(self.mixed_one_s, self.mixed_most_s, prompts)
+
+    def prefill_s(self, prompts: Quantity = 1.0) -> Quantity:
+        return self._between(self.prefill_one_s, self.prefill_most_s, prompts)
+
+    def stall_s(self, prompts: Quantity = 1.0) -> Quantity:
+        """What one other prompt adds to this request's reply: chunks × (mixed − decode) / prompts sharing."""
+        return self.chunks * (self.mixed_s(prompts) - self.decode_s) / prompts
+
+
+def prompt_chunks(replica: Replica, prompt_tokens: Quantity, decoding: Quantity) -> Quantity:
+    """Iterations a prompt needs: ⌈P / (token budget − decodes)⌉ when chunked, else 1.
+
+    vLLM's budget (max_num_batched_tokens) counts the decodes riding along; an engine
+    without chunked prefill puts the whole prompt in one iteration. Example: 8,192 prompt
+    tokens, budget 8,192, 64 decodes → 2 chunks.
+    """
+    engine = replica.engine
+    if not engine.chunked_prefill:
+        return np.ones_like(prompt_tokens * decoding * 1.0)
+    room = np.maximum(engine.max_batched_tokens - np.asarray(decoding, dtype=float), 1.0)
+    return np.ceil(np.asarray(prompt_tokens, dtype=float) / room)
+
+
+def most_prompts(replica: Replica, prompt_tokens: Quantity, decoding: Quantity) -> Quantity:
+    """Prompts one iteration can carry beside `decoding` decodes: (budget − decodes) / P.
+
+    Chunking engines split the last prompt, so the share is fractional; engines that
+    prefill whole prompts carry ⌊(budget − decodes) / P⌋; never fewer than one.
+    Example: 8,192 − 64 over 1,000-token prompts → 8.128 (vLLM) or 8 (TensorRT-LLM).
+    """
+    room = np.maximum(replica.engine.max_batched_tokens - np.asarray(decoding, dtype=float), 1.0)
+    share = room / np.asarray(prompt_tokens, dtype=float)
+    return np.maximum(share if replica.engine.chunked_prefill else np.floor(share), 1.0)
+
+
+def request_steps(
+    replica: Replica,
+    prompt_tokens: Quantity,
+    decode_context_tokens: float,
+    decoding_during_reply: Quantity,
+    decoding_during_prefill: Quantity,
+) -> RequestSteps:
+    """Decode, mixed and prefill iterations for a request of `prompt_tokens` (arrays welcome).
+
+    The prompt is split into k equal chunks (same total FLOPs as full chunks plus a
+    remainder); chunk i starts at i·P/k, so the mean prefix is P(k-1)/(2k).
+    """
+    during_reply = np.asarray(decoding_during_reply, dtype=float)
+    during_prefill = np.asarray(decoding_during_prefill, dtype=float)
+    chunks = prompt_chunks(replica, prompt_tokens, during_reply)
+    most = np.where(chunks > 1, 1.0, most_prompts(replica, prompt_tokens, during_reply))
+    chunk = prompt_tokens / chunks
+    prefix = prompt_tokens * (chunks - 1) / (2 * chunks)
+
+    def carrying(decoding: np.ndarray, prompts: Quantity) -> Quantity:
+        return iteration(replica, decoding, decode_context_tokens, chunk * prompts, prefix, prompts).time_s
+
+    return RequestSteps(
+        decode_s=iteration(replica, during_reply, decode_context_tokens).time_s,
+        chunks=chunks,
+        most_prompts=most,
+        mixed_one_s=carrying(during_reply, 1.0),
+        mixed_most_s=carrying(during_reply, most),
+        prefill_one_s=chunks * carrying(during_prefill, 1.0),
+        prefill_most_s=chunks * carrying(during_prefill, most),
+    )

@@ -1,0 +1,78 @@
+"""One serving replica: a model at a precision on N GPUs in tensor parallel, run by an engine.
+
+Everything the load model needs about the hardware and software, built once: the
+effective `Machine` (the engine's efficiency flattened for this model) and the bytes
+the engine gives the KV cache, which caps how many requests can be in flight.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from core.engine import EngineProfile
+from core.lengths import RequestLengths
+from core.memory import kv_cache_bytes, weight_bytes
+from core.parallel import Machine, effective_machine
+from core.specs import GPU, Model, Precision
+from core.validation import check_int, check_number
+
+
+@dataclass(frozen=True, slots=True)
+class Replica:
+    """Model + precision + GPUs + engine; `machine` is derived on construction."""
+
+    model: Model
+    precision: Precision
+    gpu: GPU
+    gpu_count: int
+    engine: EngineProfile
+    # PROVISIONAL (until specs gain `compute_bits` and a 4-bit peak): the dense peak, per GPU,
+    # of the tensor cores the matmuls run on, when it is not the one `precision.math_bits`
+    # picks — Blackwell's 4-bit cores for NVFP4 weights (B200: 9,000 TFLOP/s dense).
+    # None: the peak `precision.math_bits` picks, as everywhere else in core.
+    compute_flops_per_gpu_s: float | None = None
+    machine: Machine = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        check_int("gpu_count", self.gpu_count, 1, 1024)
+        if self.compute_flops_per_gpu_s is not None:
+            check_number("compute_flops_per_gpu_s", self.compute_flops_per_gpu_s, 1e6, 1e18)
+        machine = effective_machine(
+            self.gpu, self.gpu_count, self.engine.efficiency(self.model), self.precision.math_bits
+        )
+        if self.compute_flops_per_gpu_s is not None:
+            machine = replace(
+                machine, compute_flops_per_s=self.gpu_count * self.compute_flops_per_gpu_s * self.engine.mfu
+            )
+        object.__setattr__(self, "machine", machine)
+
+    @property
+    def kv_budget_bytes(self) -> float:
+        """Bytes the engine gives the KV cache across the group (≤ 0: the weights do not fit).
+
+        (memory × utilisation − reserve) × N − weights, times the share of the rest the
+        engine hands to the cache. Example: vLLM (0.9, 3 GiB) on 2 × H100 80 GB with 70.55 GB
+        of fp8 weights → (72 − 3.22) × 2 − 70.55 = 67.0 GB.
+        """
+        engine = self.engine
+        usable = (self.gpu.memory_bytes * engine.memory_utilization - engine.reserved_bytes_per_gpu) * self.gpu_count
+        return (usable - weight_bytes(self.model, self.precision)) * engine.kv_free_memory_fraction
+
+    def max_concurrency_that_fits(self, lengths: RequestLengths) -> int:
+        """The most requests whose KV cache fits at once, capped by the engine's sequence limit.
+
+        Paged engines hold each running sequence at its current length (on average the
+        prompt plus half the reply); engines that guarantee no eviction reserve prompt plus
+        the whole reply up front. Above this concurrency requests wait for a slot. 0 when the
+        weights alone do not fit; the engine's cap when the model has no KV cache.
+        """
+        budget = self.kv_budget_bytes
+        if budget <= 0:
+            return 0
+        tokens = lengths.mean_tokens_reserved if self.engine.reserves_full_sequence else lengths.mean_tokens_held
+        per_sequence = float(kv_cache_bytes(self.model, self.precision, tokens))
+        cap = self.engine.max_sequences
+        if per_sequence == 0:
+            return cap
+        return min(cap, math.floor(budget / per_sequence))

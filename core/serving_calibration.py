@@ -1,0 +1,307 @@
+"""The load model against measured servers: fit the engines' costs on part, judge on the rest.
+
+The split is never by row: by GPU (fit on H100 + H200, judge on B200 — a newer chip, and
+the only one with NVFP4 — and the reverse) and by engine (fit one engine's costs, judge
+them on the other engine's rows, with the other engine's own documented scheduling).
+Only the engines' costs are fitted (`FITTED` below); their scheduling, the benchmark's
+flags and every hardware number come from documents (see `core.serving_data`).
+
+Fitting minimises the mean absolute log error of TPOT and TTFT together (symmetric in
+too-fast and too-slow) by coordinate descent over grids, a few sweeps, from the same
+neutral start every time (`START_COSTS`), as `core.calibration` does. Each split's fit is
+frozen in `SPLIT_COSTS` so the report is instant; `refit_split` recomputes it. The
+shipped `VLLM` and `TRTLLM` profiles are fitted on all 441 rows (`ALL_ROWS`), after the
+splits had shown how well the procedure carries to hardware and engines it has not seen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from statistics import median
+
+import numpy as np
+
+from core.closed_loop import closed_loop
+from core.engine import ENGINES, EngineProfile
+from core.serving_data import REQUESTS_PER_SLOT, ServingMeasurement, replica_for
+
+# The costs a fit may move, each over a grid of plausible values (SI units).
+GRIDS: dict[str, list[float]] = {
+    "mbu": [x / 100 for x in range(50, 101)],
+    "mfu": [x / 100 for x in range(20, 91)],
+    "launch_overhead_per_layer_s": [x * 1e-6 for x in range(0, 101)],
+    "sequence_overhead_s": [x * 1e-6 for x in range(0, 81)],
+    "allreduce_latency_s": [x * 1e-6 for x in range(0, 41)],
+    "request_overhead_s": [x * 1e-3 for x in range(0, 151, 2)],
+}
+FITTED = tuple(GRIDS)
+# Where every fit starts: today's calibrated efficiency, a modest launch cost, 50 ms per request.
+START_COSTS = {
+    "mbu": 0.85,
+    "mfu": 0.56,
+    "launch_overhead_per_layer_s": 30e-6,
+    "sequence_overhead_s": 14e-6,
+    "allreduce_latency_s": 24e-6,
+    "request_overhead_s": 50e-3,
+}
+# Each split's fit, frozen from `refit_split` (grid values, so exact): what the report judges.
+SPLIT_COSTS: dict[str, dict[str, dict[str, float]]] = {
+    "gpu": {
+        "trtllm": {
+            "mbu": 0.88,
+            "mfu": 0.55,
+            "launch_overhead_per_layer_s": 13e-6,
+            "sequence_overhead_s": 68e-6,
+            "allreduce_latency_s": 15e-6,
+            "request_overhead_s": 54e-3,
+        },
+        "vllm": {
+            "mbu": 0.78,
+            "mfu": 0.47,
+            "launch_overhead_per_layer_s": 24e-6,
+            "sequence_overhead_s": 75e-6,
+            "allreduce_latency_s": 19e-6,
+            "request_overhead_s": 32e-3,
+        },
+    },
+    "gpu-reverse": {
+        "trtllm": {
+            "mbu": 0.73,
+            "mfu": 0.40,
+            "launch_overhead_per_layer_s": 18e-6,
+            "sequence_overhead_s": 30e-6,
+            "allreduce_latency_s": 19e-6,
+            "request_overhead_s": 50e-3,
+        },
+        "vllm": {
+            "mbu": 0.69,
+            "mfu": 0.36,
+            "launch_overhead_per_layer_s": 23e-6,
+            "sequence_overhead_s": 41e-6,
+            "allreduce_latency_s": 21e-6,
+            "request_overhead_s": 76e-3,
+        },
+    },
+    "engine": {
+        "vllm": {
+            "mbu": 0.73,
+            "mfu": 0.48,
+            "launch_overhead_per_layer_s": 25e-6,
+            "sequence_overhead_s": 59e-6,
+            "allreduce_latency_s": 19e-6,
+            "request_overhead_s": 62e-3,
+        },
+    },
+    "engine-reverse": {
+        "trtllm": {
+            "mbu": 0.83,
+            "mfu": 0.47,
+            "launch_overhead_per_layer_s": 26e-6,
+            "sequence_overhead_s": 42e-6,
+            "allreduce_latency_s": 13e-6,
+            "request_overhead_s": 54e-3,
+        },
+    },
+}
+SLICES: dict[str, Callable[[ServingMeasurement], object]] = {
+    "gpu": lambda m: m.gpu,
+    "engine": lambda m: m.engine,
+    "precision": lambda m: m.weights,
+    "isl/osl": lambda m: f"{m.isl}/{m.osl}",
+    "tp": lambda m: f"TP{m.tp}",
+    "concurrency": lambda m: f"C{m.concurrency}",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    measurement: ServingMeasurement
+    ttft_ms: float
+    tpot_ms: float
+    fits: int  # the concurrency whose KV cache fits
+
+    @property
+    def ttft_error_pct(self) -> float:
+        return (self.ttft_ms / self.measurement.ttft_ms - 1) * 100
+
+    @property
+    def tpot_error_pct(self) -> float:
+        return (self.tpot_ms / self.measurement.tpot_ms - 1) * 100
+
+
+@dataclass(frozen=True, slots=True)
+class SliceError:
+    """Median absolute % error of one slice of the judged rows."""
+
+    slice: str
+    value: str
+    rows: int
+    tpot_median_abs_pct: float
+    ttft_median_abs_pct: float
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """A way to cut the data: which rows fit each engine's costs, which rows judge them."""
+
+    name: str
+    description: str
+    fit_rows: Callable[[ServingMeasurement], bool]
+    judged_rows: Callable[[ServingMeasurement], bool]
+    # Engine whose fitted costs predict each engine's judged rows (itself, unless transferred).
+    costs_from: dict[str, str]
+
+
+SPLITS = (
+    Split(
+        "gpu",
+        "fit on H100 + H200, judge on B200 (both engines; fp8 and the never-seen NVFP4)",
+        lambda m: m.gpu != "B200",
+        lambda m: m.gpu == "B200",
+        {"vllm": "vllm", "trtllm": "trtllm"},
+    ),
+    Split(
+        "gpu-reverse",
+        "fit on B200, judge on H100 + H200",
+        lambda m: m.gpu == "B200",
+        lambda m: m.gpu != "B200",
+        {"vllm": "vllm", "trtllm": "trtllm"},
+    ),
+    Split(
+        "engine",
+        "fit vLLM's costs, judge them on every TensorRT-LLM row (with TRT-LLM's own scheduling)",
+        lambda m: m.engine == "vllm",
+        lambda m: m.engine == "trtllm",
+        {"trtllm": "vllm"},
+    ),
+    Split(
+        "engine-reverse",
+        "fit TensorRT-LLM's costs, judge them on every vLLM row (with vLLM's own scheduling)",
+        lambda m: m.engine == "trtllm",
+        lambda m: m.engine == "vllm",
+        {"vllm": "trtllm"},
+    ),
+)
+
+
+def predict(
+    measurements: Iterable[ServingMeasurement], profiles: dict[str, EngineProfile] | None = None
+) -> list[Prediction]:
+    """The closed-loop model at each measured point, one vectorised call per setup."""
+    by_setup: dict[tuple, list[ServingMeasurement]] = defaultdict(list)
+    for m in measurements:
+        by_setup[m.setup].append(m)
+    out = []
+    for setup, rows in by_setup.items():
+        replica = replica_for(setup, profiles)
+        c = np.array([m.concurrency for m in rows], dtype=float)
+        result = closed_loop(replica, rows[0].lengths, c, REQUESTS_PER_SLOT)
+        for i, m in enumerate(rows):
+            out.append(
+                Prediction(
+                    m, float(result.ttft_s[i]) * 1e3, float(result.tpot_s[i]) * 1e3, result.max_concurrency_that_fits
+                )
+            )
+    return out
+
+
+def loss(predictions: Iterable[Prediction]) -> float:
+    """Mean absolute log error of TPOT and TTFT over the rows (each metric weighs the same)."""
+    terms = [
+        abs(math.log(p.tpot_ms / p.measurement.tpot_ms)) + abs(math.log(p.ttft_ms / p.measurement.ttft_ms))
+        for p in predictions
+    ]
+    return sum(terms) / (2 * len(terms))
+
+
+def with_costs(engine_id: str, costs: dict[str, float]) -> EngineProfile:
+    """The named engine's scheduling with these costs."""
+    return replace(ENGINES[engine_id], scheduler_overhead_s=0.0, **costs)  # type: ignore[arg-type]
+
+
+def fit_engine(rows: list[ServingMeasurement], start: EngineProfile, sweeps: int = 3) -> EngineProfile:
+    """The engine's costs that minimise `loss` on `rows` (one engine's rows), by coordinate descent.
+
+    Each knob: every 5th grid value, then every value within 4 steps of the best of those.
+    """
+    best = start
+
+    def score(profile: EngineProfile) -> float:
+        return loss(predict(rows, {profile.id: profile}))
+
+    for _ in range(sweeps):
+        for knob, grid in GRIDS.items():
+            coarse = range(0, len(grid), 5)
+            pick = min(coarse, key=lambda i: score(replace(best, **{knob: grid[i]})))  # type: ignore[arg-type]
+            fine = range(max(pick - 4, 0), min(pick + 5, len(grid)))
+            pick = min(fine, key=lambda i: score(replace(best, **{knob: grid[i]})))  # type: ignore[arg-type]
+            best = replace(best, **{knob: grid[pick]})  # type: ignore[arg-type]
+    return best
+
+
+def fit_split(rows: list[ServingMeasurement], split: Split) -> dict[str, EngineProfile]:
+    """Each engine's costs fitted on the split's fitting rows of that engine."""
+    fitted = {}
+    for engine_id in sorted({m.engine for m in rows if split.fit_rows(m)}):
+        own = [m for m in rows if split.fit_rows(m) and m.engine == engine_id]
+        fitted[engine_id] = fit_engine(own, with_costs(engine_id, START_COSTS))
+    return fitted
+
+
+def judged_profiles(split: Split, fitted: dict[str, EngineProfile]) -> dict[str, EngineProfile]:
+    """Per judged engine: its own scheduling with the costs the split fitted (maybe on another engine)."""
+    return {
+        engine_id: with_costs(engine_id, {knob: getattr(fitted[source], knob) for knob in FITTED})
+        for engine_id, source in split.costs_from.items()
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class SplitReport:
+    """One split: the costs fitted on its fitting rows, and the model on the rows it did not fit."""
+
+    split: Split
+    fitted: dict[str, EngineProfile]
+    judged: list[Prediction]
+
+    @property
+    def errors(self) -> list[SliceError]:
+        return slice_errors(self.judged)
+
+
+def split_report(split: Split, rows: list[ServingMeasurement], refit: bool = False) -> SplitReport:
+    """The split judged with its frozen costs, or with costs fitted afresh (`refit`, minutes)."""
+    if refit:
+        fitted = fit_split(rows, split)
+    else:
+        fitted = {engine_id: with_costs(engine_id, costs) for engine_id, costs in SPLIT_COSTS[split.name].items()}
+    judged = [m for m in rows if split.judged_rows(m)]
+    return SplitReport(split, fitted, predict(judged, judged_profiles(split, fitted)))
+
+
+def slice_errors(predictions: list[Prediction]) -> list[SliceError]:
+    """Median absolute errors for all judged rows, then per value of every slice."""
+    groups: dict[tuple[str, str], list[Prediction]] = defaultdict(list)
+    for p in predictions:
+        groups[("all", "all")].append(p)
+        for name, key in SLICES.items():
+            groups[(name, str(key(p.measurement)))].append(p)
+    order = ["all", *SLICES]
+    return [
+        SliceError(
+            name,
+            value,
+            len(group),
+            median(abs(p.tpot_error_pct) for p in group),
+            median(abs(p.ttft_error_pct) for p in group),
+        )
+        for (name, value), group in sorted(groups.items(), key=lambda kv: (order.index(kv[0][0]), _natural(kv[0][1])))
+    ]
+
+
+def _natural(text: str) -> tuple:
+    digits = "".join(ch for ch in text if ch.isdigit())
+    return (int(digits) if digits else -1, text)

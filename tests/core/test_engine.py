@@ -1,0 +1,106 @@
+"""Engine profiles and the replica they run: costs flattened to an Efficiency, the KV-cache
+budget and the concurrency that fits, by hand on real models."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from core import presets
+from core.engine import ENGINES, TRTLLM, TYPICAL, VLLM, engine
+from core.lengths import RequestLengths
+from core.memory import weight_bytes
+from core.replica import Replica
+from core.specs import Precision
+
+FP8 = Precision(8, 8)
+GIB = 2**30
+
+
+def test_step_overhead_counts_the_layers_launched():
+    llama70b, llama8b = presets.model("llama-3.1-70b"), presets.model("llama-3.1-8b")
+    profile = replace(VLLM, scheduler_overhead_s=1e-3, launch_overhead_per_layer_s=20e-6)
+    # 1 ms + 20 µs × 80 layers = 2.6 ms; × 32 layers = 1.64 ms: small models pay less per step.
+    assert profile.step_overhead_s(llama70b) == pytest.approx(2.6e-3)
+    assert profile.step_overhead_s(llama8b) == pytest.approx(1.64e-3)
+    efficiency = profile.efficiency(llama70b)
+    assert (efficiency.mbu, efficiency.mfu, efficiency.step_overhead_s) == (VLLM.mbu, VLLM.mfu, 2.6e-3)
+    assert efficiency.label == "vllm"
+
+
+def test_bad_profiles_name_the_field():
+    with pytest.raises(ValueError, match="mbu"):
+        replace(VLLM, mbu=1.5)
+    with pytest.raises(ValueError, match="max_sequences"):
+        replace(VLLM, max_sequences=10_000)  # more sequences than the token budget can decode
+    with pytest.raises(ValueError, match="engine must be one of typical, vllm, trtllm"):
+        engine("sglang")
+    assert engine("trtllm") is TRTLLM and set(ENGINES) == {"typical", "vllm", "trtllm"}
+
+
+def test_kv_budget_by_hand():
+    # vLLM on 2 × H100 80 GB with Llama 3.1 70B fp8 (70.55 GB of weights):
+    # (80e9 × 0.9 − 3 GiB) × 2 − 70.55e9 = 67.0 GB.
+    r = Replica(presets.model("llama-3.1-70b"), FP8, presets.gpu("h100-sxm"), 2, VLLM)
+    assert r.kv_budget_bytes == pytest.approx((72e9 - 3 * GIB) * 2 - 70.55e9)
+    # TensorRT-LLM: all the memory, minus the same reserve and the weights, and then 90 % of that.
+    r = Replica(presets.model("llama-3.1-70b"), FP8, presets.gpu("h100-sxm"), 2, TRTLLM)
+    assert r.kv_budget_bytes == pytest.approx(((80e9 - 3 * GIB) * 2 - 70.55e9) * 0.9)
+
+
+def test_paged_engines_hold_sequences_at_their_length_others_reserve_the_reply():
+    # 1,000 → 1,000 tokens, fp8 KV of Llama 3.1 70B: 80 × 2 × 8 × 128 × 1 B = 163,840 B per token.
+    # vLLM holds 1000 + 999/2 + 0.5 = 1,500 tokens on average: ⌊67.0e9 / (1500 × 163,840)⌋ = 272;
+    # TensorRT-LLM reserves 2,000 up front: ⌊74.70e9 / (2000 × 163,840)⌋ = 227.
+    lengths = RequestLengths(1000, 1000)
+    model, gpu = presets.model("llama-3.1-70b"), presets.gpu("h100-sxm")
+    paged = Replica(model, FP8, gpu, 2, VLLM)
+    reserved = Replica(model, FP8, gpu, 2, TRTLLM)
+    assert paged.max_concurrency_that_fits(lengths) == math.floor(paged.kv_budget_bytes / (1500 * 163_840)) == 272
+    assert reserved.max_concurrency_that_fits(lengths) == math.floor(reserved.kv_budget_bytes / (2000 * 163_840))
+    assert reserved.max_concurrency_that_fits(lengths) == 227
+
+
+def test_the_engine_caps_what_memory_allows():
+    # Llama 3.1 8B on a B200: memory holds thousands of 200 → 200 sequences; vLLM runs 1,024.
+    r = Replica(presets.model("llama-3.1-8b"), FP8, presets.gpu("b200"), 1, VLLM)
+    assert r.max_concurrency_that_fits(RequestLengths(200, 200)) == VLLM.max_sequences
+    # The toy model has no KV cache: only the engine's cap applies.
+    toy = Replica(presets.model("toy-7b"), Precision(), presets.gpu("toy-gpu"), 1, TYPICAL)
+    assert toy.max_concurrency_that_fits(RequestLengths(200, 500)) == TYPICAL.max_sequences
+
+
+def test_nothing_fits_when_the_weights_do_not():
+    r = Replica(presets.model("llama-3.1-405b"), Precision(16, 16), presets.gpu("h100-sxm"), 1, VLLM)
+    assert r.kv_budget_bytes < 0 and r.max_concurrency_that_fits(RequestLengths(10, 10)) == 0
+    assert weight_bytes(r.model, r.precision) > r.gpu.memory_bytes
+
+
+def test_the_provisional_four_bit_peak():
+    # NVFP4 on 2 × B200: the matmuls run at 9,000 TFLOP/s per GPU × MFU, not the 16-bit peak that
+    # `Precision.math_bits` would pick for 4.5-bit weights.
+    model, gpu = presets.model("llama-3.1-70b"), presets.gpu("b200")
+    nvfp4 = Precision(4.5, 8)
+    r = Replica(model, nvfp4, gpu, 2, VLLM, compute_flops_per_gpu_s=9000e12)
+    assert r.machine.compute_flops_per_s == pytest.approx(2 * 9000e12 * VLLM.mfu)
+    default = Replica(model, nvfp4, gpu, 2, VLLM)
+    assert default.machine.compute_flops_per_s == pytest.approx(2 * 2250e12 * VLLM.mfu)
+    assert r.machine.bandwidth_bytes_per_s == default.machine.bandwidth_bytes_per_s
+    with pytest.raises(ValueError, match="compute_flops_per_gpu_s"):
+        Replica(model, nvfp4, gpu, 2, VLLM, compute_flops_per_gpu_s=0.0)
+
+
+@pytest.mark.parametrize(
+    ("low", "prompt_mean", "context"),
+    [(1.0, 1000.0, 1000 + 999 / 2), (0.8, 900.0, 900 + (900 * (1 + 0.04 / 9.72) - 1) / 2)],
+)
+def test_request_lengths(low, prompt_mean, context):
+    lengths = RequestLengths(1000, 1000, low)
+    assert lengths.mean_prompt_tokens == pytest.approx(prompt_mean)
+    assert lengths.mean_decode_context_tokens == pytest.approx(context)
+    assert lengths.prompt_tokens_quantile(0.0) == pytest.approx(1000 * low)
+    assert lengths.prompt_tokens_quantile(1.0) == 1000
+    with pytest.raises(ValueError, match="low_fraction"):
+        RequestLengths(1000, 1000, 0.0)

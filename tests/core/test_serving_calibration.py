@@ -1,0 +1,127 @@
+"""The load model against measured servers: the data, the setup each row reproduces, the fit,
+and the held-out errors pinned so they cannot silently get worse."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from core.engine import TRTLLM, VLLM
+from core.serving_calibration import (
+    SPLIT_COSTS,
+    SPLITS,
+    START_COSTS,
+    fit_engine,
+    loss,
+    predict,
+    slice_errors,
+    split_report,
+    with_costs,
+)
+from core.serving_data import FP4_PEAK_FLOPS_PER_S, load_serving_measurements, replica_for
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return load_serving_measurements()
+
+
+def test_the_data(rows):
+    assert len(rows) == 441
+    assert len({m.setup for m in rows}) == 81  # 27 GPU × engine × precision × TP, 3 lengths each
+    assert {m.gpu for m in rows} == {"H100-SXM", "H200-SXM", "B200"}
+    assert {m.concurrency for m in rows} == {4, 8, 16, 32, 64, 128}
+    assert all(m.source.startswith("ai-dynamo/aiconfigurator@095f58a51c4c:") for m in rows)
+    assert all(m.ttft_ms > 0 and m.tpot_ms > 0 for m in rows)
+
+
+def test_each_row_runs_the_setup_it_was_measured_on():
+    nvfp4 = replica_for(("B200", "trtllm", "nvfp4", 2, 1024, 1024))
+    # NVFP4: 4.5 stored bits, maths at the 4-bit peak (provisional override) × the engine's MFU.
+    assert nvfp4.precision.weight_bits == 4.5 and nvfp4.precision.kv_bits == 8
+    assert nvfp4.machine.compute_flops_per_s == pytest.approx(2 * FP4_PEAK_FLOPS_PER_S["b200"] * TRTLLM.mfu)
+    fp8 = replica_for(("B200", "trtllm", "fp8", 2, 1024, 1024))
+    assert fp8.compute_flops_per_gpu_s is None
+    assert fp8.machine.compute_flops_per_s == pytest.approx(2 * 4500e12 * TRTLLM.mfu)
+    # InferenceX's server flags: TRT-LLM 16,384 tokens per iteration and, for 1k/1k below TP 8,
+    # a 20-iteration batch wait; vLLM 8,192 tokens with chunked prefill.
+    assert nvfp4.engine.max_batched_tokens == 16384 and nvfp4.engine.prefill_batch_wait_iterations == 20
+    assert replica_for(("B200", "trtllm", "nvfp4", 8, 1024, 1024)).engine.prefill_batch_wait_iterations == 0
+    assert replica_for(("B200", "trtllm", "nvfp4", 2, 8192, 1024)).engine.prefill_batch_wait_iterations == 0
+    vllm = replica_for(("H100-SXM", "vllm", "fp8", 4, 1024, 8192))
+    assert vllm.engine.max_batched_tokens == 8192 and vllm.engine.chunked_prefill
+    assert vllm.gpu.id == "h100-sxm" and vllm.model.id == "llama-3.1-70b"
+
+
+def test_shipped_profiles_are_the_fit_on_every_row():
+    # Fitting an engine on all its rows is what the engine splits fit: the same frozen numbers.
+    for profile, split in ((VLLM, "engine"), (TRTLLM, "engine-reverse")):
+        assert with_costs(profile.id, SPLIT_COSTS[split][profile.id]) == profile
+
+
+# Pinned at the values `python -m core calibrate --load` printed when the fits were frozen,
+# with 0.2 points of slack for floating-point noise only. Targets: 15 % TPOT, 30 % TTFT.
+PINNED = {"gpu": (10.4, 22.0), "gpu-reverse": (11.9, 33.6), "engine": (16.9, 12.7), "engine-reverse": (13.9, 16.0)}
+
+
+@pytest.mark.parametrize("split", SPLITS, ids=lambda s: s.name)
+def test_held_out_errors_are_pinned(rows, split):
+    overall = split_report(split, rows).errors[0]
+    tpot, ttft = PINNED[split.name]
+    assert overall.rows == sum(split.judged_rows(m) for m in rows)
+    assert overall.tpot_median_abs_pct <= tpot + 0.2
+    assert overall.ttft_median_abs_pct <= ttft + 0.2
+
+
+def test_the_two_splits_the_issue_names_first_meet_the_targets_where_they_do(rows):
+    # Fit on Hopper, judge on B200: both targets. Fit on TRT-LLM, judge on vLLM: both targets.
+    for name in ("gpu", "engine-reverse"):
+        overall = split_report(next(s for s in SPLITS if s.name == name), rows).errors[0]
+        assert overall.tpot_median_abs_pct <= 15 and overall.ttft_median_abs_pct <= 30
+
+
+def test_in_sample_errors_of_the_shipped_profiles(rows):
+    overall = slice_errors(predict(rows))[0]
+    assert overall.tpot_median_abs_pct <= 7.5 and overall.ttft_median_abs_pct <= 14.0
+
+
+def test_every_slice_is_reported(rows):
+    errors = split_report(SPLITS[0], rows).errors
+    slices = {(e.slice, e.value) for e in errors}
+    assert {
+        ("gpu", "B200"),
+        ("engine", "vllm"),
+        ("precision", "nvfp4"),
+        ("isl/osl", "8192/1024"),
+        ("tp", "TP8"),
+    } <= slices
+    assert sum(e.rows for e in errors if e.slice == "tp") == 264
+
+
+def test_the_fit_recovers_planted_costs(rows):
+    # Measurements made by the model itself with known costs: the fit, started from its usual
+    # neutral point, reproduces them to about 1 % and finds the knobs these rows pin down — the
+    # MFU (prefill) and the per-request path (TTFT at low load). MBU, the per-layer launch cost
+    # and the per-sequence cost trade off along a valley (all three add to a decode iteration),
+    # which coordinate descent does not walk to its end: they come back within a few points.
+    planted = with_costs(
+        "vllm",
+        {
+            "mbu": 0.8,
+            "mfu": 0.6,
+            "launch_overhead_per_layer_s": 20e-6,
+            "sequence_overhead_s": 30e-6,
+            "allreduce_latency_s": 10e-6,
+            "request_overhead_s": 40e-3,
+        },
+    )
+    chosen = [m for m in rows if m.engine == "vllm" and m.gpu == "H200-SXM" and m.tp in (1, 8) and m.osl == 1024]
+    synthetic = [
+        replace(p.measurement, ttft_ms=p.ttft_ms, tpot_ms=p.tpot_ms) for p in predict(chosen, {"vllm": planted})
+    ]
+    fitted = fit_engine(synthetic, with_costs("vllm", START_COSTS), sweeps=2)
+    assert loss(predict(synthetic, {"vllm": fitted})) < 0.01
+    assert fitted.mfu == pytest.approx(0.6, abs=0.01)
+    assert fitted.request_overhead_s == pytest.approx(40e-3, abs=2e-3)
+    assert fitted.mbu == pytest.approx(0.8, abs=0.08)
