@@ -90,6 +90,25 @@ def text(described: Input, default: str, *, on_change: Callback = None, **layout
     )
 
 
+AUTO = "auto"  # a choice input's "not set" option (the field is None)
+
+
+def choice(described: Input, auto: str | None = None, **layout: Any) -> Any:
+    """A select over the description's choices, bound to `?key=`; `auto` adds a first option meaning None.
+
+    The link carries the option's own text ("8"), so options are the values, not labels.
+    """
+    options = ([AUTO] if auto is not None else []) + list(described.choices)
+    return st.selectbox(
+        described.label,
+        options,
+        key=described.key,
+        help=f"{described.help}" + (f"\n\n{AUTO}: {auto.removeprefix('auto: ')}" if auto else ""),
+        bind="query-params",
+        **layout,
+    )
+
+
 def toggle(described: Input, **layout: Any) -> bool:
     return st.toggle(
         described.label, value=bool(described.default), key=described.key, help=described.help, bind="query-params",

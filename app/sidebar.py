@@ -19,7 +19,7 @@ from app.page_inputs import HEADINGS, PAGE_INPUTS
 from app.safe import plain
 from core import presets
 from core.checks import context_problems
-from core.efficiency import NAMED, default_efficiency
+from core.efficiency import default_efficiency, efficiency_base
 from core.fields import Input, shown_value
 from core.fields import inputs as described
 from core.flat import EFFICIENCY_BASES, INPUTS, clean_name
@@ -35,9 +35,10 @@ PRECISION = dict(described(Precision))
 PRICE_SOURCE = "sb_price_source"  # not a scenario field: prices typed or loaded are the scenario's
 
 
-def _efficiency_base(gpu_id: str) -> Efficiency:
-    chosen = st.session_state.get("eff", "auto")
-    return default_efficiency(gpu_id) if chosen == "auto" else NAMED[chosen]
+def _efficiency_base(gpu_id: str, model_id: str) -> Efficiency:
+    chosen = st.session_state.get("engine", "auto")
+    model = presets.model_base(model_id)
+    return default_efficiency(gpu_id, model) if chosen == "auto" else efficiency_base(chosen, model)
 
 
 # --- callbacks (they run before the script, so they may set widget values) -----------------
@@ -53,18 +54,22 @@ def _set(fields: dict[str, Input], spec: Any) -> None:
     )
 
 
+def _base_ids() -> tuple[str, str]:
+    return st.session_state.get("gpu", presets.TOY_GPU_ID), st.session_state.get("model", presets.TOY_MODEL_ID)
+
+
 def _on_model() -> None:
     _set(MODEL_INPUTS, presets.model_base(st.session_state["model"]))
+    _set(EFFICIENCY_INPUTS, _efficiency_base(*_base_ids()))  # an engine's step cost counts the layers
 
 
 def _on_gpu() -> None:
-    gpu_id = st.session_state["gpu"]
-    _set(GPU_INPUTS, presets.gpu_base(gpu_id))
-    _set(EFFICIENCY_INPUTS, _efficiency_base(gpu_id))  # "automatic" follows the GPU
+    _set(GPU_INPUTS, presets.gpu_base(st.session_state["gpu"]))
+    _set(EFFICIENCY_INPUTS, _efficiency_base(*_base_ids()))  # "automatic" follows the GPU
 
 
 def _on_efficiency() -> None:
-    _set(EFFICIENCY_INPUTS, _efficiency_base(st.session_state["gpu"]))
+    _set(EFFICIENCY_INPUTS, _efficiency_base(*_base_ids()))
 
 
 def _on_price_source() -> None:
@@ -88,7 +93,7 @@ def seed(scenario: Scenario) -> None:
     st.session_state.update(
         model=scenario.model.id,
         gpu=scenario.gpu.id,
-        eff="auto" if eff == default_efficiency(scenario.gpu.id).label else eff,
+        engine="auto" if eff == default_efficiency(scenario.gpu.id, scenario.model).label else eff,
     )
     for fields, spec in (
         (MODEL_INPUTS, scenario.model),
@@ -158,22 +163,24 @@ def _edit_numbers(model_base: Model, gpu_base: GPU) -> None:
         _numbers(GPU_INPUTS, gpu_base)
 
 
-def _precision_and_efficiency(gpu_id: str) -> None:
+def _precision_and_efficiency(gpu_id: str, model_id: str) -> None:
     bits = inputs.number(PRECISION["weight_bits"])
     if bits is not None:
         st.caption(words.bits_note(bits))
     inputs.number(PRECISION["kv_bits"])
+    inputs.choice(PRECISION["compute_bits"], auto="auto: 8 for 8-bit weights, else 16")
     st.radio(
-        "Efficiency",
+        "Engine",
         EFFICIENCY_BASES,
-        key="eff",
-        captions=[words.EFFICIENCY_LABELS[base] for base in EFFICIENCY_BASES],
-        help="Ideal reaches the datasheet peaks exactly (the lesson). Calibrated matches published measurements.",
+        key="engine",
+        captions=[words.engine_caption(base) for base in EFFICIENCY_BASES],
+        help="Ideal reaches the datasheet peaks exactly (the lesson). An engine's costs are fitted on "
+        "published measurements of real servers.",
         on_change=_on_efficiency,
         bind="query-params",
     )
     with st.expander("Efficiency numbers", icon=":material/speed:"):
-        _numbers(EFFICIENCY_INPUTS, _efficiency_base(gpu_id))
+        _numbers(EFFICIENCY_INPUTS, _efficiency_base(gpu_id, model_id))
 
 
 def _prices() -> None:
@@ -206,14 +213,14 @@ def _flat_of_widgets() -> dict[str, str]:
     """The widgets' values as the scenario's flat form (shown units, as typed)."""
     values = st.session_state
     flat = {"model": values.get("model", presets.TOY_MODEL_ID), "gpu": values.get("gpu", presets.TOY_GPU_ID)}
-    flat["eff"] = values.get("eff", "auto")
+    flat["engine"] = values.get("engine", "auto")
     for key, described_input in INPUTS.items():
         value = values.get(key)
         if described_input.kind is str:
             name = clean_name(value or "")
             if name:
                 flat[key] = name
-        elif value is None:
+        elif value is None or value == inputs.AUTO:
             if described_input.optional:
                 flat[key] = ""
         else:
@@ -262,7 +269,7 @@ def render(page: str, page_path: str) -> Scenario:
         inputs.number(WORKLOAD["gpu_count"])
         _edit_numbers(presets.model_base(model_id), presets.gpu_base(gpu_id))
         st.subheader("Precision and efficiency")
-        _precision_and_efficiency(gpu_id)
+        _precision_and_efficiency(gpu_id, model_id)
         st.subheader("Request")
         for name in ("prompt_tokens", "output_tokens", "batch_size", "cached_prompt_tokens"):
             inputs.number(WORKLOAD[name])

@@ -8,15 +8,24 @@ from app import formatting
 from app.safe import plain
 from core import presets
 from core.checks import memory_problem
+from core.engine import ENGINES
 from core.memory import MemoryPlan
 from core.scenario import Scenario
 from core.specs import CUSTOM_ID
 
-EFFICIENCY_LABELS = {  # captions under the radio's options (the options themselves travel in the link)
-    "auto": "ideal on the lesson's toy GPU, calibrated on real ones",
-    "ideal": "the lesson's physics: datasheet peaks, nothing added",
-    "calibrated": "matches published measurements of real servers",
-}
+
+def engine_caption(base: str) -> str:
+    """The caption under an engine option (the options themselves travel in the link as ids)."""
+    if base == "auto":
+        return "ideal on the lesson's toy GPU, the typical engine on real ones"
+    if base == "ideal":
+        return "the lesson's physics: datasheet peaks, nothing added"
+    profile = ENGINES[base]
+    if base == "typical":
+        return "costs fitted on published measurements of many engines"
+    return f"{profile.name}'s costs, fitted on measured servers"
+
+
 WEIGHT_FORMATS = {16: "fp16 / bf16", 8: "fp8 / int8", 4.5: "int4 with group scales (AWQ, GPTQ), MXFP4", 4: "NVFP4"}
 
 

@@ -1,36 +1,54 @@
-"""Named efficiencies: the lesson's ideal machine and the defaults calibrated on real hardware.
+"""The efficiency a scenario starts from: the lesson's ideal machine, or a serving engine's costs.
 
-The calibrated values are fitted by `python -m core calibrate --fit` on
-`core/data/calibration_train.csv`, and judged on measurements from other sources:
-`calibration_validation.csv` (looked at while choosing which knobs the model needs) and
-`calibration_test.csv` (collected after the defaults were frozen). See `core/data/README.md`.
+An engine's costs (`core.engine`) flatten to one `Efficiency` for a given model (its
+per-step cost counts the model's layers). `ideal` is MBU = MFU = 1 with nothing added:
+the lesson's physics. The `typical` engine carries the calibrated defaults, fitted by
+`python -m core calibrate --fit` on `core/data/calibration_train.csv` and judged on
+measurements from other sources (see `core/data/README.md`).
 """
 
 from __future__ import annotations
 
-from core.specs import Efficiency
+from core.engine import ALIASES, ENGINES, TYPICAL, engine
+from core.specs import Efficiency, Model
 
 IDEAL = Efficiency(
     label="ideal", mbu=1.0, mfu=1.0, step_overhead_s=0.0, sequence_overhead_s=0.0, allreduce_latency_s=0.0
 )
 
-# Fitted by `python -m core calibrate --fit` on calibration_train.csv (24 rows, 4 sources).
-# Median absolute error: 3.3 % on those, 13.5 % on validation (20 rows, 8 other sources),
-# 11.1 % on test (24 rows, 6 more sources, gathered after these values were frozen).
+# The typical engine's efficiency: it has no per-layer cost, so it is the same for every model.
+# Fitted on calibration_train.csv (24 rows, 4 sources); median absolute error 3.3 % on those,
+# 13.5 % on validation (20 rows, 8 other sources), 11.1 % on test (24 rows, 6 more sources).
 CALIBRATED = Efficiency(
-    label="calibrated",
-    mbu=0.85,
-    mfu=0.56,
-    step_overhead_s=2.5e-3,
-    sequence_overhead_s=14e-6,
-    allreduce_latency_s=24e-6,
+    label=TYPICAL.id,
+    mbu=TYPICAL.mbu,
+    mfu=TYPICAL.mfu,
+    step_overhead_s=TYPICAL.scheduler_overhead_s,
+    sequence_overhead_s=TYPICAL.sequence_overhead_s,
+    allreduce_latency_s=TYPICAL.allreduce_latency_s,
 )
 
-NAMED = {IDEAL.label: IDEAL, CALIBRATED.label: CALIBRATED}
+# What an efficiency can start from: the lesson's physics or an engine (the link's `engine=`).
+BASES: tuple[str, ...] = (IDEAL.label, *ENGINES)
 
 
-def default_efficiency(gpu_id: str) -> Efficiency:
-    """Ideal only for the lesson's toy GPU; every real or custom GPU gets the calibrated defaults."""
+def efficiency_base(label: str, model: Model) -> Efficiency:
+    """The named starting point for `model`: ideal, or an engine's costs flattened for it.
+
+    Raises ValueError naming the known bases. Example: vLLM (25 µs per layer) for Llama 3.1
+    70B (80 layers) → a 2.0 ms step overhead; for the toy model (no layers) → 0.
+    """
+    if label == IDEAL.label:
+        return IDEAL
+    if label not in ENGINES and label not in ALIASES:
+        raise ValueError(f"engine must be one of auto, {', '.join(BASES)}, got {label!r}")
+    return engine(label).efficiency(model)
+
+
+def default_efficiency(gpu_id: str, model: Model | None = None) -> Efficiency:
+    """Ideal only for the lesson's toy GPU; every real or custom GPU gets the typical engine's costs."""
     from core.presets import TOY_GPU_ID
 
-    return IDEAL if gpu_id == TOY_GPU_ID else CALIBRATED
+    if gpu_id == TOY_GPU_ID:
+        return IDEAL
+    return CALIBRATED if model is None else efficiency_base(TYPICAL.id, model)

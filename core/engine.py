@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.efficiency import CALIBRATED
 from core.specs import Efficiency, Model
 from core.validation import check_int, check_number, check_text
 
@@ -143,17 +142,18 @@ TRTLLM = EngineProfile(
     reserves_full_sequence=True,
 )
 
-# Today's calibrated efficiency (fitted on single-request and static-batch measurements of
-# many engines) with vLLM-like scheduling: the default when the engine is not known.
+# The calibrated defaults: fitted by `python -m core calibrate --fit` on single-request and
+# static-batch measurements of many engines (core/data/calibration_train.csv: 24 rows, 4
+# sources), with vLLM-like scheduling: the engine when the engine is not known.
 TYPICAL = EngineProfile(
     id="typical",
     name="Typical engine",
-    mbu=CALIBRATED.mbu,
-    mfu=CALIBRATED.mfu,
-    scheduler_overhead_s=CALIBRATED.step_overhead_s,
+    mbu=0.85,
+    mfu=0.56,
+    scheduler_overhead_s=2.5e-3,
     launch_overhead_per_layer_s=0.0,
-    sequence_overhead_s=CALIBRATED.sequence_overhead_s,
-    allreduce_latency_s=CALIBRATED.allreduce_latency_s,
+    sequence_overhead_s=14e-6,
+    allreduce_latency_s=24e-6,
     request_overhead_s=0.0,  # so that at concurrency 1 the load model is `estimate` exactly
     max_batched_tokens=8192,
     chunked_prefill=True,
@@ -165,11 +165,12 @@ TYPICAL = EngineProfile(
 )
 
 ENGINES = {profile.id: profile for profile in (TYPICAL, VLLM, TRTLLM)}
+ALIASES = {"calibrated": "typical"}  # the typical engine's name before engines were an input
 
 
 def engine(engine_id: str) -> EngineProfile:
     """The named profile; raises ValueError naming the known ids."""
     try:
-        return ENGINES[engine_id]
+        return ENGINES[ALIASES.get(engine_id, engine_id)]
     except KeyError:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine_id!r}") from None

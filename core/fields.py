@@ -227,6 +227,12 @@ def cut(text: str, max_chars: int = MAX_TEXT_SHOWN) -> str:
 
 def read_number(described_input: Input, text: str, low: float, high: float) -> float | int:
     """Strict: shown-unit text → SI within [low, high] (SI), or ValueError naming the key and the range."""
+    if described_input.choices:
+        if text.strip() not in described_input.choices:
+            raise ValueError(
+                f"{described_input.key} must be one of {', '.join(described_input.choices)}, got {cut(text)!r}"
+            )
+        return described_input.kind(text.strip())  # type: ignore[no-any-return]
     kind = "a whole number" if described_input.kind is int else "a number"
     try:
         value = si_from_text(described_input, text)

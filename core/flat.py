@@ -23,7 +23,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from core import presets
-from core.efficiency import NAMED, default_efficiency
+from core.efficiency import BASES, default_efficiency, efficiency_base
+from core.engine import ALIASES
 from core.fields import (
     Input,
     allowed_range,
@@ -56,7 +57,7 @@ SECTIONS = (
     Section("model", Model, "model"),
     Section("gpu", GPU, "gpu"),
     Section("precision", Precision),
-    Section("efficiency", Efficiency, "eff"),
+    Section("efficiency", Efficiency, "engine"),
     Section("workload", Workload),
     Section("pricing", Pricing),
 )
@@ -67,7 +68,8 @@ FLAT_KEYS: tuple[str, ...] = tuple(
 )
 INPUTS: dict[str, Input] = {i.key: i for s in SECTIONS for _, i in inputs(s.spec_type)}
 FIELD_KEYS: dict[str, str] = {name: i.key for s in SECTIONS for name, i in inputs(s.spec_type)}
-EFFICIENCY_BASES = ("auto", *NAMED)
+EFFICIENCY_BASES = ("auto", *BASES)
+ALIAS_KEYS = {"eff": "engine"}  # older links' name for the key
 
 
 def clean_name(text: str) -> str:
@@ -76,14 +78,14 @@ def clean_name(text: str) -> str:
     return " ".join(kept.split())[:60]
 
 
-def base_spec(section: Section, base_id: str) -> Any:
-    """The spec a section's edits apply to: a preset, the custom base, a named efficiency, or defaults."""
+def base_spec(section: Section, base_id: str, model: Any = None) -> Any:
+    """The spec a section's edits apply to: a preset, the custom base, an engine's costs for `model`, or defaults."""
     if section.name == "model":
         return presets.model_base(base_id)
     if section.name == "gpu":
         return presets.gpu_base(base_id)
     if section.name == "efficiency":
-        return NAMED[base_id]
+        return efficiency_base(base_id, model)
     return section.spec_type()
 
 
@@ -101,7 +103,7 @@ def to_flat(scenario: Any, minimal: bool = False) -> dict[str, str]:
     for section in SECTIONS:
         spec = getattr(scenario, section.name)
         base_id = _base_id(section, spec)
-        base = base_spec(section, base_id) if base_id is not None else section.spec_type()
+        base = base_spec(section, base_id, scenario.model) if base_id is not None else section.spec_type()
         edited_only = base_id is not None or minimal
         if section.base_key and base_id is not None:
             if not (minimal and base_id == _implied_base(section, scenario)):
@@ -110,6 +112,8 @@ def to_flat(scenario: Any, minimal: bool = False) -> dict[str, str]:
             value = getattr(spec, name)
             if edited_only and value == getattr(base, name) and not _follows_total(section, base, flat, name):
                 continue
+            if value is None and described_input.default is None and base_id is None:
+                continue  # an unset optional with nothing to differ from ("auto"): nothing to say
             flat[described_input.key] = "" if value is None else _text(described_input, value)
     return flat
 
@@ -126,7 +130,7 @@ def _is_dense(model: Any) -> bool:
 def _implied_base(section: Section, scenario: Any) -> str:
     """The base a flat form without this section's key reads as."""
     if section.name == "efficiency":
-        return default_efficiency(scenario.gpu.id).label
+        return default_efficiency(scenario.gpu.id, scenario.model).label
     return presets.TOY_MODEL_ID if section.name == "model" else presets.TOY_GPU_ID
 
 
@@ -136,6 +140,7 @@ def _text(described_input: Input, value: Any) -> str:
 
 def from_flat(flat: Mapping[str, str], scenario_type: type) -> Any:
     """Strict: the flat form → a Scenario; ValueError whose message starts with the offending key."""
+    flat = _with_aliases(flat)
     unknown = sorted(set(flat) - set(FLAT_KEYS))
     if unknown:
         raise ValueError(f"unknown parameter(s): {', '.join(unknown)}")
@@ -148,9 +153,19 @@ def from_flat(flat: Mapping[str, str], scenario_type: type) -> Any:
         raise _named(error) from None
 
 
+def _with_aliases(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """Older key names read as today's (eff= is engine=); today's name wins when both are given."""
+    renamed = dict(flat)
+    for old, new in ALIAS_KEYS.items():
+        if old in renamed:
+            value = renamed.pop(old)
+            renamed.setdefault(new, value)
+    return renamed
+
+
 def _section_from_flat(section: Section, flat: Mapping[str, str], specs: dict[str, Any]) -> Any:
     base_id = _read_base(section, flat, specs)
-    base = base_spec(section, base_id) if base_id is not None else section.spec_type()
+    base = base_spec(section, base_id, specs.get("model")) if base_id is not None else section.spec_type()
     changes: dict[str, Any] = {}
     for name, described_input in inputs(section.spec_type):
         if described_input.key not in flat:
@@ -199,11 +214,12 @@ def _read_base(section: Section, flat: Mapping[str, str], specs: dict[str, Any])
     if section.name == "efficiency":
         label = "auto" if given is None else given
         if label == "custom":  # older links: every number written out over the calibrated set
-            label = "calibrated"
+            label = "typical"
+        label = ALIASES.get(label, label)
         if label == "auto":
-            return default_efficiency(specs["gpu"].id).label
-        if label not in NAMED:
-            raise ValueError(f"eff must be one of {', '.join(EFFICIENCY_BASES)}, got {cut(label)!r}")
+            return default_efficiency(specs["gpu"].id, specs["model"]).label
+        if label not in BASES:
+            raise ValueError(f"engine must be one of {', '.join(EFFICIENCY_BASES)}, got {cut(label)!r}")
         return label
     known = presets.model_presets() if section.name == "model" else presets.gpu_presets()
     chosen = given if given is not None else presets.TOY_MODEL_ID if section.name == "model" else presets.TOY_GPU_ID
@@ -250,7 +266,7 @@ def read_flat(
     "out": "abc"} → prompt 10,000,000 (clamped), out 500 (dropped), two warnings.
     """
     warnings: list[str] = []
-    items = list(raw.items())[:MAX_KEYS]
+    items = list(_with_aliases(dict(list(raw.items())[:MAX_KEYS])).items())
     unknown = [str(k) for k, _ in items if k not in FLAT_KEYS and k not in other_keys]
     if unknown:
         names = ", ".join(cut(k, 20) for k in unknown[:5])
@@ -268,8 +284,27 @@ def read_flat(
     specs: dict[str, Any] = {}
     for section in SECTIONS:
         specs[section.name] = _read_section(section, clean, specs, warnings)
-    scenario = scenario_type(**specs)
-    return to_flat(scenario, minimal=True), scenario, warnings
+    return _assemble(scenario_type, specs, clean, warnings)
+
+
+def _assemble(
+    scenario_type: type, specs: dict[str, Any], clean: dict[str, str], warnings: list[str]
+) -> tuple[dict[str, str], Any, list[str]]:
+    """The scenario from its sections; a rule across sections (4-bit maths on a GPU without 4-bit
+    tensor cores) drops the value its message names, with a warning, and tries again."""
+    for _ in range(len(SECTIONS)):
+        try:
+            scenario = scenario_type(**specs)
+        except ValueError as error:
+            key = str(error).split(":", 1)[0]
+            section = next((s for s in SECTIONS if key in {i.key for _, i in inputs(s.spec_type)}), None)
+            if section is None or key not in clean:
+                raise
+            warnings.append(f"Ignored {key}={cut(clean.pop(key))}: {str(error).split(': ', 1)[-1]}.")
+            specs[section.name] = _read_section(section, clean, specs, [])
+            continue
+        return to_flat(scenario, minimal=True), scenario, warnings
+    raise ValueError("the link's sections do not agree")
 
 
 def _read_section(section: Section, clean: dict[str, str], specs: dict[str, Any], warnings: list[str]) -> Any:
@@ -280,7 +315,7 @@ def _read_section(section: Section, clean: dict[str, str], specs: dict[str, Any]
         warnings.append(f"Ignored {key}={cut(clean.get(key, ''))}: {str(error).split(', got ')[0]}.")
         clean.pop(key, None)
         base_id = _read_base(section, clean, specs)
-    base = base_spec(section, base_id) if base_id is not None else section.spec_type()
+    base = base_spec(section, base_id, specs.get("model")) if base_id is not None else section.spec_type()
     changes: dict[str, Any] = {}
     for name, described_input in inputs(section.spec_type):
         key = described_input.key
@@ -318,6 +353,11 @@ def lenient_value(described_input: Input, text: str, warnings: list[str]) -> Any
     if text.strip() == "" and described_input.optional:
         return None
     low, high = _own_bounds(described_input)
+    if described_input.choices:
+        if text.strip() in described_input.choices:
+            return described_input.kind(text.strip())
+        warnings.append(f"Ignored {key}={cut(text)}: {key} must be one of {', '.join(described_input.choices)}.")
+        return SKIP
     value = _si_or_none(described_input, text)
     if value is None:
         warnings.append(

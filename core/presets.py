@@ -36,7 +36,7 @@ _GPU_REQUIRED = {
     "source",
     "as_of",
 }
-_GPU_OPTIONAL = {"price_usd_per_hour", "compute_estimated", "notes"}
+_GPU_OPTIONAL = {"peak_tflops_4bit", "price_usd_per_hour", "compute_estimated", "notes"}
 _SHAPE = {"layers", "hidden", "query_heads", "kv_heads", "head_dim", "context_tokens"}
 _MODEL_REQUIRED = {"id", "name", "total_params_b", "active_params_b", "source", "as_of"}
 # Whole-number model fields are written in the file under their own names (layers, experts,
@@ -99,6 +99,9 @@ def parse_gpu(entry: dict[str, Any]) -> GPUPreset:
             memory_bandwidth_bytes_per_s=round(entry["memory_bandwidth_gb_per_s"] * BYTES_PER_GB),
             peak_flops_16bit_per_s=round(entry["peak_tflops_16bit"] * FLOP_PER_TFLOP),
             peak_flops_8bit_per_s=round(entry["peak_tflops_8bit"] * FLOP_PER_TFLOP),
+            peak_flops_4bit_per_s=None
+            if entry.get("peak_tflops_4bit") is None
+            else round(entry["peak_tflops_4bit"] * FLOP_PER_TFLOP),
             memory_bytes=round(entry["memory_gb"] * BYTES_PER_GB),
             interconnect_bytes_per_s=round(entry["interconnect_gb_per_s"] * BYTES_PER_GB),
             price_usd_per_hour=None if price is None else float(price),

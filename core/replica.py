@@ -8,14 +8,14 @@ the engine gives the KV cache, which caps how many requests can be in flight.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from core.engine import EngineProfile
 from core.lengths import RequestLengths
 from core.memory import kv_cache_bytes, weight_bytes
 from core.parallel import Machine, effective_machine
-from core.specs import GPU, Model, Precision
-from core.validation import check_int, check_number
+from core.specs import GPU, Efficiency, Model, Precision
+from core.validation import check_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,24 +27,15 @@ class Replica:
     gpu: GPU
     gpu_count: int
     engine: EngineProfile
-    # PROVISIONAL (until specs gain `compute_bits` and a 4-bit peak): the dense peak, per GPU,
-    # of the tensor cores the matmuls run on, when it is not the one `precision.math_bits`
-    # picks — Blackwell's 4-bit cores for NVFP4 weights (B200: 9,000 TFLOP/s dense).
-    # None: the peak `precision.math_bits` picks, as everywhere else in core.
-    compute_flops_per_gpu_s: float | None = None
+    # The costs to run at; None: the engine's own, flattened for this model. A scenario
+    # whose efficiency numbers were edited passes them here (the engine keeps its scheduling).
+    efficiency: Efficiency | None = None
     machine: Machine = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_int("gpu_count", self.gpu_count, 1, 1024)
-        if self.compute_flops_per_gpu_s is not None:
-            check_number("compute_flops_per_gpu_s", self.compute_flops_per_gpu_s, 1e6, 1e18)
-        machine = effective_machine(
-            self.gpu, self.gpu_count, self.engine.efficiency(self.model), self.precision.math_bits
-        )
-        if self.compute_flops_per_gpu_s is not None:
-            machine = replace(
-                machine, compute_flops_per_s=self.gpu_count * self.compute_flops_per_gpu_s * self.engine.mfu
-            )
+        costs = self.engine.efficiency(self.model) if self.efficiency is None else self.efficiency
+        machine = effective_machine(self.gpu, self.gpu_count, costs, self.precision.math_bits)
         object.__setattr__(self, "machine", machine)
 
     @property

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 from core import flat, presets
 from core.efficiency import default_efficiency
+from core.engine import ENGINES, TYPICAL, EngineProfile, engine
 from core.parallel import Machine, effective_machine
+from core.replica import Replica
 from core.specs import CUSTOM_ID, GPU, Efficiency, Model, Precision, Pricing, Workload
 
 # A placeholder meaning "the default for this GPU"; never outlives Scenario construction.
@@ -35,7 +37,7 @@ class Scenario:
 
     def __post_init__(self) -> None:
         if self.efficiency is AUTO:
-            object.__setattr__(self, "efficiency", default_efficiency(self.gpu.id))
+            object.__setattr__(self, "efficiency", default_efficiency(self.gpu.id, self.model))
         for kind, spec_id, known in (
             ("model", self.model.id, presets.model_presets()),
             ("gpu", self.gpu.id, presets.gpu_presets()),
@@ -43,10 +45,22 @@ class Scenario:
             if spec_id != CUSTOM_ID and spec_id not in known:
                 raise ValueError(f"{kind} must be a preset id or 'custom', got {spec_id!r}")
 
+        self.gpu.peak_flops_per_s(self.precision.math_bits)  # 4-bit maths needs 4-bit tensor cores
+
     @property
     def machine(self) -> Machine:
         """The tensor-parallel group this scenario runs on, derated by its efficiency."""
         return effective_machine(self.gpu, self.workload.gpu_count, self.efficiency, self.precision.math_bits)
+
+    @property
+    def engine(self) -> EngineProfile:
+        """The serving engine whose scheduling the load model uses (the typical one for ideal physics)."""
+        return engine(self.efficiency.label) if self.efficiency.label in ENGINES else TYPICAL
+
+    def replica(self) -> Replica:
+        """One replica of this scenario for the load model: its engine's scheduling, its own efficiency."""
+        w = self.workload
+        return Replica(self.model, self.precision, self.gpu, w.gpu_count, self.engine, efficiency=self.efficiency)
 
     @property
     def model_is_edited(self) -> bool:

@@ -15,8 +15,7 @@ becomes a `Replica` (preset model and GPU, the engine with the benchmark's serve
   batch_wait_timeout_iters 20 (`benchmarks/70b_fp4_b200_trt_*.sh`, "improves 1k/1k").
 - NVFP4: 4 bits + one fp8 scale per 16 weights = 4.5 bits stored; the matmuls run on
   Blackwell's 4-bit tensor cores at 9,000 TFLOP/s dense per B200 (HGX B200 datasheet, 18 PF
-  sparse; /work/shared/reference/gpus.csv). Until specs carry `compute_bits` and a 4-bit
-  peak, that figure enters as the Replica's provisional `compute_flops_per_gpu_s`.
+  sparse; the B200 preset's 4-bit peak), asked for with `compute_bits=4`.
 """
 
 from __future__ import annotations
@@ -30,14 +29,14 @@ from core.engine import ENGINES, EngineProfile
 from core.lengths import RequestLengths
 from core.replica import Replica
 from core.specs import Precision
-from core.units import FLOP_PER_TFLOP
 
 FILENAME = "serving_llama-3.1-70b.csv"
 MODEL_ID = "llama-3.1-70b"
 GPU_IDS = {"H100-SXM": "h100-sxm", "H200-SXM": "h200", "B200": "b200"}
-# PROVISIONAL: dense 4-bit tensor-core peaks per GPU preset id, until GPU presets carry one.
-FP4_PEAK_FLOPS_PER_S = {"b200": 9000 * FLOP_PER_TFLOP}
-PRECISIONS = {"fp8": Precision(weight_bits=8, kv_bits=8), "nvfp4": Precision(weight_bits=4.5, kv_bits=8)}
+PRECISIONS = {
+    "fp8": Precision(weight_bits=8, kv_bits=8),
+    "nvfp4": Precision(weight_bits=4.5, kv_bits=8, compute_bits=4),  # Blackwell's 4-bit tensor cores
+}
 REQUESTS_PER_SLOT = 10  # --num-prompts 10 × concurrency
 LOW_FRACTION = 0.8  # --random-range-ratio 0.8
 # The benchmark's server flags, per engine.
@@ -114,5 +113,4 @@ def replica_for(
         gpu=presets.gpu(gpu_id),
         gpu_count=tp,
         engine=benchmark_engine(profile, isl, osl, tp),
-        compute_flops_per_gpu_s=FP4_PEAK_FLOPS_PER_S[gpu_id] if weights == "nvfp4" else None,
     )

@@ -59,6 +59,12 @@ class GPU:
         low=1e8, high=1e14, step=10, flag="--link-gb-s",
         help="What one GPU sends to its peers per direction, GB/s (NVLink 4: 450). Sets the all-reduce time.",
     )  # fmt: skip
+    # Blackwell-class 4-bit floating-point tensor cores (NVFP4, MXFP4); None: the GPU has none.
+    peak_flops_4bit_per_s: float | None = described(
+        None, key="flops4", kind=float, label="4-bit compute (TFLOP/s)", unit="TFLOP/s", scale=FLOP_PER_TFLOP,
+        low=1e11, high=1e18, step=10, flag="--tflops-4bit", optional=True,
+        help="Dense 4-bit floating-point tensor throughput (NVFP4, MXFP4), TFLOP/s; empty when the GPU has none.",
+    )  # fmt: skip
     price_usd_per_hour: float | None = described(
         None, key="usdh", kind=float, label="Price per GPU-hour (USD)", unit="USD per GPU-hour",
         low=0, high=1e4, step=0.1, flag="--gpu-price", optional=True,
@@ -70,7 +76,14 @@ class GPU:
         validate(self)
 
     def peak_flops_per_s(self, math_bits: int) -> float:
-        """Dense peak at the precision the matrix maths runs in (8 or 16 bits)."""
+        """Dense peak at the precision the matrix maths runs in (16, 8 or 4 bits).
+
+        Raises ValueError for 4 on a GPU without 4-bit tensor cores.
+        """
+        if math_bits == 4:
+            if self.peak_flops_4bit_per_s is None:
+                raise ValueError(f"cbits: {self.name} has no 4-bit tensor cores, so its maths cannot run in 4 bits")
+            return self.peak_flops_4bit_per_s
         return self.peak_flops_8bit_per_s if math_bits == 8 else self.peak_flops_16bit_per_s
 
 
@@ -273,18 +286,29 @@ class Precision:
         16.0, key="kvbits", kind=float, label="Bits per KV value", unit="bits", low=1, high=32, step=0.5,
         flag="--kv-bits", help="Bits per cached key/value element: 16, or 8 for an fp8 KV cache.",
     )  # fmt: skip
+    compute_bits: int | None = described(
+        None, key="cbits", kind=int, label="Maths precision", unit="bits", low=4, high=16, optional=True,
+        flag="--compute-bits", choices=("16", "8", "4"),
+        help="The bits the matrix maths runs in: 16, 8 (fp8/int8 tensor cores) or 4 (NVFP4/MXFP4, Blackwell). "
+        "Empty: 8 for 8-bit weights, 16 otherwise (weight-only int4 dequantises to 16-bit maths).",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
         validate(self)
+        if self.compute_bits is not None and self.compute_bits not in (4, 8, 16):
+            raise ValueError(f"compute_bits must be 16, 8 or 4, got {self.compute_bits!r}")
 
     @property
     def math_bits(self) -> int:
-        """The precision the matrix maths runs in.
+        """The precision the matrix maths runs in: `compute_bits`, or by default from the weights.
 
-        Assumption: 8-bit weights are served W8A8 (fp8 or int8 tensor cores); every
-        other width is dequantised to 16-bit before the multiply (weight-only
-        quantisation such as int4 AWQ/GPTQ, EXL2, GGUF).
+        Assumption when not given: 8-bit weights are served W8A8 (fp8 or int8 tensor cores);
+        every other width is dequantised to 16-bit before the multiply (weight-only
+        quantisation such as int4 AWQ/GPTQ, EXL2, GGUF). 4-bit maths (NVFP4, MXFP4 on
+        Blackwell's tensor cores) must be asked for.
         """
+        if self.compute_bits is not None:
+            return self.compute_bits
         return 8 if self.weight_bits == 8 else 16
 
 

@@ -19,14 +19,15 @@ _TITLES = {
     "model": "Model",
     "gpu": "GPU",
     "precision": "Precision",
-    "efficiency": "Efficiency",
+    "efficiency": "Engine and efficiency",
     "workload": "Workload",
     "pricing": "Prices and traffic",
 }
 _BASES = {
     "model": "`--model ID`: the preset the model starts from (`python -m core presets`); any number below edits it",
     "gpu": "`--gpu ID`: the preset GPU; `--tflops X` sets both compute peaks at once",
-    "efficiency": "`--eff {auto,ideal,calibrated}` (`--ideal` for short): the efficiency the numbers start from",
+    "efficiency": "`--engine {auto,ideal,typical,vllm,trtllm,…}` (also `--eff`; `--ideal` for short): the engine "
+    "whose costs the numbers start from, or the lesson's ideal physics",
 }
 
 

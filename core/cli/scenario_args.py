@@ -22,7 +22,7 @@ _GROUPS = {
     "model": "model (a preset, and any numbers you change on it)",
     "gpu": "GPU (a preset, and any numbers you change on it)",
     "precision": "precision",
-    "efficiency": "efficiency (default: ideal on the toy GPU, calibrated on real ones)",
+    "efficiency": "engine and efficiency (default: ideal on the toy GPU, the typical engine on real ones)",
     "workload": "workload",
     "pricing": "money (USD per million tokens) and traffic",
 }
@@ -51,8 +51,14 @@ def add_scenario_options(parser: argparse.ArgumentParser) -> None:
                 "--tflops", metavar="X", help="dense peak TFLOP/s at the precision the maths runs in: sets both peaks"
             )
         elif section.name == "efficiency":
-            group.add_argument("--eff", choices=EFFICIENCY_BASES, help="the efficiency the numbers start from")
-            group.add_argument("--ideal", action="store_true", help="the lesson's physics: same as --eff ideal")
+            group.add_argument(
+                "--engine",
+                "--eff",
+                dest="eff",
+                choices=EFFICIENCY_BASES,
+                help="the serving engine whose costs the numbers start from, or ideal (the lesson's physics)",
+            )
+            group.add_argument("--ideal", action="store_true", help="the lesson's physics: same as --engine ideal")
         for _, described_input in inputs(section.spec_type):
             metavar = "TEXT" if described_input.kind is str else "N" if described_input.kind is int else "X"
             group.add_argument(
@@ -68,9 +74,9 @@ def flat_from_args(args: argparse.Namespace) -> dict[str, str]:
         if value is not None:
             flat[base_key] = value
     if args.ideal:
-        flat["eff"] = "ideal"
+        flat["engine"] = "ideal"
     elif args.eff is not None:
-        flat["eff"] = args.eff
+        flat["engine"] = args.eff
     if args.tflops is not None:
         flat.update(dict.fromkeys(LEGACY["--tflops"], args.tflops))
     for key in INPUTS:
@@ -120,7 +126,7 @@ def with_options(message: str) -> str:
         return f"{option_of(key)}{first[len(key) :]} {rest}"
     if key in INPUTS and key not in FIELD_KEYS:
         return f"{option_of(key)}{first[len(key) :]} {rest}"
-    if key in ("model", "gpu", "eff"):
+    if key in ("model", "gpu", "engine"):
         return f"--{key}{first[len(key) :]} {rest}"
     if key in FIELD_KEYS:  # a spec's own message (field name first)
         return f"{option_of(FIELD_KEYS[key])}: {message}"

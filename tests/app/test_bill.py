@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 PAGE = "app/app_pages/bill.py"
-LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
+LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "engine": "typical"}
 
 
 def metrics(at: AppTest) -> dict[str, tuple[str, str]]:

@@ -18,7 +18,7 @@ from core.specs import Pricing
 
 LESSON = Scenario.lesson()
 LLAMA = Scenario.from_flat(
-    {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
+    {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "engine": "typical"}
 )
 MAX_FIGURE_BYTES = 100_000
 

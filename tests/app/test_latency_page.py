@@ -12,7 +12,7 @@ from core.scenario import Scenario
 
 ENTRY = "../../streamlit_app.py"
 PAGE = "app/app_pages/latency.py"
-LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
+LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "engine": "typical"}
 
 
 def open_page(**query: str) -> AppTest:

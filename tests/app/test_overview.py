@@ -111,7 +111,7 @@ def test_each_input_changes_exactly_its_metrics(open_app, key: str, value: float
 def test_a_faster_gpu_moves_only_the_clock(open_app) -> None:
     at = open_app()
     at.selectbox(key="gpu").set_value("h100-sxm").run()  # a real GPU switches to calibrated...
-    at.radio(key="eff").set_value("ideal").run()  # ...back to the lesson's physics, to compare
+    at.radio(key="engine").set_value("ideal").run()  # ...back to the lesson's physics, to compare
     # H100 SXM: 3.35e12 B/s, 989.5e12 FLOP/s. Decode 14e9 / 3.35e12 = 4.179 ms; prefill
     # max(4.179 ms, 2.8e12 / 989.5e12 = 2.83 ms) = 4.18 ms (now memory-bound too);
     # total 501 × 4.179 ms = 2,093.7 ms; 500 / 2.0937 s = 239 tok/s. The bill is the API's: unchanged.
@@ -132,7 +132,7 @@ def test_a_big_batch_hits_the_compute_wall(open_app) -> None:
 
 
 def test_a_real_model_shows_its_kv_cache_and_the_largest_batch_that_fits(open_app) -> None:
-    at = open_app(model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8", eff="calibrated")
+    at = open_app(model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8", engine="typical")
     body = text(at)
     # Weights 70.55e9 × 1 byte; KV 2 × 80 layers × 8 heads × 128 × 2 bytes = 327,680 B per token
     # × 700 tokens = 0.23 GB; (160 - 70.55) GB / 0.229376 GB = 389.97 → 389 sequences. Per GPU

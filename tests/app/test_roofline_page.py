@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 ENTRY = "../../streamlit_app.py"
 PAGE = "app/app_pages/roofline.py"
-LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
+LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "engine": "typical"}
 
 # The lesson's Part 2 table: batch B does B FLOP/byte; the step is 14 GB ÷ 2 TB/s = 7 ms until
 # B reaches the 150 FLOP/byte balance, then B × 14 GFLOP ÷ 300 TFLOP/s (300 → 14 ms);

@@ -19,7 +19,7 @@ from core.efficiency import CALIBRATED, IDEAL
 from core.flat import FLAT_KEYS
 from core.scenario import Scenario
 
-LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
+LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "engine": "typical"}
 PAGES = ["overview", "latency", "roofline", "bill", "lesson"]
 
 
@@ -62,8 +62,8 @@ def test_the_share_link_holds_the_page_the_scenario_and_the_page_inputs(open_app
     parts = urlsplit(url)
     assert parts.path == "/latency"
     query = dict(parse_qsl(parts.query))
-    # eff=calibrated is the H100's own default, so the short form leaves it out.
-    assert query == {k: v for k, v in {**LLAMA_70B_FP8, "out": "1000", "seed": "7"}.items() if k != "eff"}
+    # engine=typical is the H100's own default, so the short form leaves it out.
+    assert query == {k: v for k, v in {**LLAMA_70B_FP8, "out": "1000", "seed": "7"}.items() if k != "engine"}
     # The same link opened fresh gives the same scenario and the same seed.
     again = open_app("latency", **query)
     assert scenario(again) == scenario(at) and again.number_input(key="seed").value == 7
@@ -128,7 +128,7 @@ def test_automatic_efficiency_follows_the_gpu_and_a_chosen_one_stays(open_app) -
     at.selectbox(key="gpu").set_value("h100-sxm").run()
     assert scenario(at).efficiency == CALIBRATED
     assert at.number_input(key="mbu").value == CALIBRATED.mbu  # the numbers show the set in force
-    at.radio(key="eff").set_value("ideal").run()
+    at.radio(key="engine").set_value("ideal").run()
     at.selectbox(key="gpu").set_value("a100-80gb-sxm").run()
     assert scenario(at).efficiency == IDEAL and at.number_input(key="mbu").value == 1.0
 

@@ -52,7 +52,7 @@ def test_estimate_text_summary(capsys):
 def test_real_gpu_gets_calibrated_efficiency_and_ideal_flag_overrides(capsys):
     _, out, _ = run_cli(capsys, "estimate", "--json", "--gpu", "h100-sxm", "--model", "llama-3.1-8b")
     calibrated = json.loads(out)
-    assert calibrated["efficiency"] == "calibrated" and calibrated["mbu"] < 1
+    assert calibrated["efficiency"] == "typical" and calibrated["mbu"] < 1
     _, out, _ = run_cli(capsys, "estimate", "--json", "--gpu", "h100-sxm", "--model", "llama-3.1-8b", "--ideal")
     ideal = json.loads(out)
     # ideal decode at batch 1: (16.06e9 + KV) / 3.35e12 ≈ 4.8 ms; calibrated is slower
@@ -69,7 +69,7 @@ def test_gpu_numbers_edit_the_gpu_they_start_from(capsys):
     # On a real GPU the calibrated defaults stay; only the edited number travels beside the id.
     _, out, _ = run_cli(capsys, "estimate", "--json", "--gpu", "h100-sxm", "--memory-gb", "94")
     data = json.loads(out)
-    assert (data["scenario"]["gpu"], data["scenario"]["mem"], data["efficiency"]) == ("h100-sxm", "94", "calibrated")
+    assert (data["scenario"]["gpu"], data["scenario"]["mem"], data["efficiency"]) == ("h100-sxm", "94", "typical")
     assert "bw" not in data["scenario"]
     _, out, _ = run_cli(capsys, "estimate", "--json", "--bandwidth-gb-s", "1000", "--tflops", "100", "--ideal")
     # toy model, ideal, 1 TB/s: 14e9 / 1e12 = 14 ms per token; balance 100e12 / 1e12 = 100

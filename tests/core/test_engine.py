@@ -78,18 +78,18 @@ def test_nothing_fits_when_the_weights_do_not():
     assert weight_bytes(r.model, r.precision) > r.gpu.memory_bytes
 
 
-def test_the_provisional_four_bit_peak():
-    # NVFP4 on 2 × B200: the matmuls run at 9,000 TFLOP/s per GPU × MFU, not the 16-bit peak that
-    # `Precision.math_bits` would pick for 4.5-bit weights.
+def test_four_bit_maths_runs_on_the_four_bit_peak():
+    # NVFP4 on 2 × B200 asks for 4-bit maths: 9,000 TFLOP/s per GPU × MFU. Weight-only 4.5-bit
+    # weights without it dequantise to the 16-bit peak (2,250).
     model, gpu = presets.model("llama-3.1-70b"), presets.gpu("b200")
-    nvfp4 = Precision(4.5, 8)
-    r = Replica(model, nvfp4, gpu, 2, VLLM, compute_flops_per_gpu_s=9000e12)
+    r = Replica(model, Precision(4.5, 8, compute_bits=4), gpu, 2, VLLM)
     assert r.machine.compute_flops_per_s == pytest.approx(2 * 9000e12 * VLLM.mfu)
-    default = Replica(model, nvfp4, gpu, 2, VLLM)
+    default = Replica(model, Precision(4.5, 8), gpu, 2, VLLM)
     assert default.machine.compute_flops_per_s == pytest.approx(2 * 2250e12 * VLLM.mfu)
     assert r.machine.bandwidth_bytes_per_s == default.machine.bandwidth_bytes_per_s
-    with pytest.raises(ValueError, match="compute_flops_per_gpu_s"):
-        Replica(model, nvfp4, gpu, 2, VLLM, compute_flops_per_gpu_s=0.0)
+    # An H100 has no 4-bit tensor cores: asking for 4-bit maths there is an error naming it.
+    with pytest.raises(ValueError, match="no 4-bit tensor cores"):
+        Replica(model, Precision(4.5, 8, compute_bits=4), presets.gpu("h100-sxm"), 2, VLLM)
 
 
 @pytest.mark.parametrize(

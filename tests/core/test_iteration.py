@@ -145,7 +145,7 @@ def test_a_request_between_others():
 def test_typical_engine_is_todays_calibrated_efficiency():
     for model_id in ("toy-7b", "llama-3.1-70b"):
         efficiency = TYPICAL.efficiency(presets.model(model_id))
-        assert replace(efficiency, label="calibrated") == CALIBRATED
+        assert replace(efficiency, label="typical") == CALIBRATED
 
 
 def test_prompts_sharing_an_iteration_attend_only_over_themselves():

@@ -103,7 +103,7 @@ def custom_gpus(draw: st.DrawFn) -> GPU:
 gpus = custom_gpus() | preset_gpus
 custom_efficiencies = st.builds(
     Efficiency,
-    label=st.sampled_from(["ideal", "calibrated"]),  # the set the edited numbers start from
+    label=st.sampled_from(["ideal", "typical", "vllm", "trtllm"]),  # the set the edited numbers start from
     mbu=st.floats(0.05, 1),
     mfu=st.floats(0.05, 1),
     step_overhead_s=st.floats(0, 0.01),
@@ -423,7 +423,7 @@ def test_estimate_is_finite_at_the_smallest_valid_inputs(which: str) -> None:
             gpu=slow_gpu,
             model=tiny_model,
             precision=Precision(1, 1),
-            efficiency=Efficiency(label="calibrated", mbu=0.01, mfu=0.01),
+            efficiency=Efficiency(label="typical", mbu=0.01, mfu=0.01),
         ),
     }[which]
     result = estimate(scenario)
@@ -451,7 +451,7 @@ def test_preset_scenarios_round_trip_through_the_flat_form(scenario):
 def test_any_scenario_round_trips_through_the_flat_form(scenario):
     flat = scenario.to_flat()
     assert all(type(k) is str and type(v) is str for k, v in flat.items())
-    assert not any("+" in v for k, v in flat.items() if k not in ("mname", "gname", "eff"))
+    assert not any("+" in v for k, v in flat.items() if k not in ("mname", "gname", "engine"))
     assert Scenario.from_flat(flat) == scenario
     assert (flat["model"] == "custom") == (scenario.model.id == "custom")
 

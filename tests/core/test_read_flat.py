@@ -14,7 +14,7 @@ from core.flat import FLAT_KEYS, MAX_KEYS, read_flat
 from core.scenario import Scenario
 from core.specs import Pricing, Workload
 
-LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
+LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "engine": "typical"}
 # Values a hostile or careless link carries; the property test below draws from these and from any text.
 HOSTILE = (
     "abc",
@@ -106,8 +106,8 @@ def test_out_of_range_values_are_clamped_with_a_warning_naming_the_key(flat, fie
 
 def test_many_bad_values_each_keep_their_warning() -> None:
     # Issue 11: a 12+-digit value once silenced every other warning about the link.
-    scenario, warnings = read({"out": "1e400", "model": "custom", "params": "7000000000.123456", "eff": "x"})
-    assert [w.split("=")[0].split(" ")[-1] for w in warnings] == ["params", "eff", "out"]  # in the link's order
+    scenario, warnings = read({"out": "1e400", "model": "custom", "params": "7000000000.123456", "engine": "x"})
+    assert [w.split("=")[0].split(" ")[-1] for w in warnings] == ["params", "engine", "out"]  # in the link's order
     assert scenario.workload.output_tokens == 1_000_000
 
 
@@ -160,7 +160,7 @@ def test_unknown_preset_ids_fall_back_to_the_lesson() -> None:
 
 
 def test_efficiency_numbers_are_edits_of_the_named_set() -> None:
-    scenario, warnings = read({"eff": "ideal", "mbu": "0.5"})
+    scenario, warnings = read({"engine": "ideal", "mbu": "0.5"})
     assert scenario.efficiency == replace(IDEAL, mbu=0.5) and warnings == []  # MFU and overheads stay ideal's
     assert read({"gpu": "h100-sxm"})[0].efficiency == CALIBRATED
     assert read({})[0].efficiency == IDEAL

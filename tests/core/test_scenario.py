@@ -8,6 +8,7 @@ import pytest
 
 from core import presets
 from core.efficiency import CALIBRATED, IDEAL, default_efficiency
+from core.engine import VLLM
 from core.fields import flat_text, inputs, si_from_text
 from core.flat import FLAT_KEYS
 from core.scenario import Scenario
@@ -20,7 +21,7 @@ LESSON_FLAT = {
     "gpu": "toy-gpu",
     "wbits": "16",
     "kvbits": "16",
-    "eff": "ideal",
+    "engine": "ideal",
     "prompt": "200",
     "out": "500",
     "batch": "1",
@@ -76,7 +77,7 @@ def test_preset_scenario_encodes_ids_only() -> None:
         workload=Workload(1000, 200, 8, 100, 2),
     )
     flat = scenario.to_flat()
-    assert (flat["model"], flat["gpu"], flat["eff"]) == ("llama-3.1-8b", "h100-sxm", "calibrated")
+    assert (flat["model"], flat["gpu"], flat["engine"]) == ("llama-3.1-8b", "h100-sxm", "typical")
     assert set(flat) & (MODEL_ONLY_KEYS | GPU_ONLY_KEYS | {"mbu", "mfu", "overhead"}) == set()
     # The short form keeps only what differs from the lesson: the ids, the bits and the workload.
     assert scenario.to_flat(minimal=True) == {
@@ -108,7 +109,7 @@ def test_an_edited_preset_travels_as_its_id_and_the_edited_numbers() -> None:
         "gname": "H100 NVL-ish",
         "mem": "94",
     }
-    assert (flat["model"], flat["gpu"], flat["eff"]) == ("mixtral-8x7b", "h100-sxm", "calibrated")
+    assert (flat["model"], flat["gpu"], flat["engine"]) == ("mixtral-8x7b", "h100-sxm", "typical")
     assert Scenario.from_flat(flat) == scenario
     assert scenario.model_is_edited and scenario.gpu_is_edited
     assert not Scenario(gpu=presets.gpu("h100-sxm")).gpu_is_edited
@@ -152,7 +153,7 @@ def test_edited_efficiency_travels_as_its_base_and_the_edits() -> None:
     edited = replace(CALIBRATED, mbu=0.7, step_overhead_s=1e-3)
     flat = Scenario(gpu=presets.gpu("h100-sxm"), efficiency=edited).to_flat()
     # 1e-3 s is "1" ms; the untouched calibrated numbers stay out of the link.
-    assert {k: flat[k] for k in ("eff", "mbu", "overhead")} == {"eff": "calibrated", "mbu": "0.7", "overhead": "1"}
+    assert {k: flat[k] for k in ("engine", "mbu", "overhead")} == {"engine": "typical", "mbu": "0.7", "overhead": "1"}
     assert {"mfu", "seqoverhead", "allreduce"} & set(flat) == set()
     assert Scenario.from_flat(flat).efficiency == edited
     # Older links said eff=custom with every number: read as edits of the calibrated set.
@@ -178,7 +179,9 @@ def test_edited_efficiency_travels_as_its_base_and_the_edits() -> None:
             {"model": "llama-9"}, r"^model must be 'custom' or a preset id such as toy-7b, got 'llama-9'$", id="model"
         ),
         pytest.param({"gpu": "h100"}, r"^gpu must be 'custom' or a preset id such as toy-gpu, got 'h100'$", id="gpu"),
-        pytest.param({"eff": "mine"}, r"^eff must be one of auto, ideal, calibrated, got 'mine'$", id="eff"),
+        pytest.param(
+            {"engine": "mine"}, r"^engine must be one of auto, ideal, typical, vllm, trtllm, got 'mine'$", id="engine"
+        ),
         pytest.param(
             {"prompt": "10", "cached": "11"},
             r"^cached must be a whole number from 0 to 10 tokens \(prompt\), got '11'$",
@@ -221,18 +224,21 @@ def test_missing_keys_take_defaults() -> None:
     [
         ({}, "ideal"),
         ({"gpu": "toy-gpu"}, "ideal"),
-        ({"gpu": "h100-sxm"}, "calibrated"),
-        ({"gpu": "m2-ultra"}, "calibrated"),
-        ({"gpu": "custom", "bw": "1000", "flops16": "100"}, "calibrated"),  # custom hardware is real hardware
-        ({"gpu": "h100-sxm", "eff": "ideal"}, "ideal"),
-        ({"gpu": "toy-gpu", "eff": "calibrated"}, "calibrated"),
-        ({"gpu": "h100-sxm", "eff": "auto"}, "calibrated"),
+        ({"gpu": "h100-sxm"}, "typical"),
+        ({"gpu": "m2-ultra"}, "typical"),
+        ({"gpu": "custom", "bw": "1000", "flops16": "100"}, "typical"),  # custom hardware is real hardware
+        ({"gpu": "h100-sxm", "engine": "ideal"}, "ideal"),
+        ({"gpu": "toy-gpu", "eff": "calibrated"}, "typical"),  # older links: eff= and its old name
+        ({"gpu": "toy-gpu", "engine": "vllm"}, "vllm"),
+        ({"gpu": "h100-sxm", "engine": "auto"}, "typical"),
     ],
 )
 def test_efficiency_defaults_by_gpu(flat: dict[str, str], label: str) -> None:
     efficiency = Scenario.from_flat(flat).efficiency
     assert efficiency.label == label
-    assert efficiency == {"ideal": IDEAL, "calibrated": CALIBRATED}[label]
+    assert (
+        efficiency == {"ideal": IDEAL, "typical": CALIBRATED, "vllm": VLLM.efficiency(presets.model("toy-7b"))}[label]
+    )
 
 
 def test_default_efficiency_function() -> None:

@@ -19,7 +19,7 @@ from core.serving_calibration import (
     split_report,
     with_costs,
 )
-from core.serving_data import FP4_PEAK_FLOPS_PER_S, load_serving_measurements, replica_for
+from core.serving_data import load_serving_measurements, replica_for
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +38,11 @@ def test_the_data(rows):
 
 def test_each_row_runs_the_setup_it_was_measured_on():
     nvfp4 = replica_for(("B200", "trtllm", "nvfp4", 2, 1024, 1024))
-    # NVFP4: 4.5 stored bits, maths at the 4-bit peak (provisional override) × the engine's MFU.
+    # NVFP4: 4.5 stored bits, maths at B200's 4-bit peak (9,000 TFLOP/s dense) × the engine's MFU.
     assert nvfp4.precision.weight_bits == 4.5 and nvfp4.precision.kv_bits == 8
-    assert nvfp4.machine.compute_flops_per_s == pytest.approx(2 * FP4_PEAK_FLOPS_PER_S["b200"] * TRTLLM.mfu)
+    assert nvfp4.precision.math_bits == 4
+    assert nvfp4.machine.compute_flops_per_s == pytest.approx(2 * 9000e12 * TRTLLM.mfu)
     fp8 = replica_for(("B200", "trtllm", "fp8", 2, 1024, 1024))
-    assert fp8.compute_flops_per_gpu_s is None
     assert fp8.machine.compute_flops_per_s == pytest.approx(2 * 4500e12 * TRTLLM.mfu)
     # InferenceX's server flags: TRT-LLM 16,384 tokens per iteration and, for 1k/1k below TP 8,
     # a 20-iteration batch wait; vLLM 8,192 tokens with chunked prefill.

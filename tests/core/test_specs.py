@@ -27,6 +27,7 @@ BASE: dict[type, dict[str, Any]] = {
         peak_flops_8bit_per_s=6e14,
         memory_bytes=8e10,
         interconnect_bytes_per_s=4.5e11,
+        peak_flops_4bit_per_s=1.2e15,
         price_usd_per_hour=2.0,
     ),
     Model: dict(
@@ -46,7 +47,7 @@ BASE: dict[type, dict[str, Any]] = {
         sliding_window_layers=16,
         kv_latent_rope_dim=64,
     ),
-    Precision: dict(weight_bits=16.0, kv_bits=16.0),
+    Precision: dict(weight_bits=16.0, kv_bits=16.0, compute_bits=8),
     Efficiency: dict(
         label="custom", mbu=0.8, mfu=0.5, step_overhead_s=1e-3, sequence_overhead_s=1e-5, allreduce_latency_s=2e-5
     ),
@@ -84,6 +85,7 @@ FIELDS = [
     Field(GPU, "peak_flops_8bit_per_s", "float", 1e11, False, 1e18, ">= 100,000,000,000 and <= 1e+18"),
     Field(GPU, "memory_bytes", "float", 1e8, False, 1e14, ">= 100,000,000 and <= 1e+14"),
     Field(GPU, "interconnect_bytes_per_s", "float", 1e8, False, 1e14, ">= 100,000,000 and <= 1e+14"),
+    Field(GPU, "peak_flops_4bit_per_s", "float", 1e11, False, 1e18, ">= 100,000,000,000 and <= 1e+18", optional=True),
     Field(GPU, "price_usd_per_hour", "float", 0, False, 1e4, ">= 0 and <= 10,000", optional=True),
     Field(Model, "total_params", "float", 1e6, False, 1e14, ">= 1,000,000 and <= 1e+14"),
     # Bounded by total_params (46.7e9 in BASE).
@@ -105,6 +107,8 @@ FIELDS = [
     Field(Model, "sliding_window_layers", "int", 1, False, 32, ">= 1 and <= 32"),
     Field(Precision, "weight_bits", "float", 1, False, 32, ">= 1 and <= 32"),
     Field(Precision, "kv_bits", "float", 1, False, 32, ">= 1 and <= 32"),
+    # 16, 8 or 4 (checked after the range): the range's own edges are the allowed extremes.
+    Field(Precision, "compute_bits", "int", 4, False, 16, ">= 4 and <= 16", optional=True),
     Field(Efficiency, "mbu", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
     Field(Efficiency, "mfu", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
     Field(Efficiency, "step_overhead_s", "float", 0, False, 1, ">= 0 and <= 1"),

@@ -30,7 +30,7 @@ PAGES = {
     "The lesson": "/lesson",
 }
 OVERVIEW_DEFAULTS = ["9.33 ms", "7.00 ms", "3.51 s", "142 tok/s", "$0.000850", "$2,550"]
-LLAMA_70B = "?model=llama-3.1-70b&gpu=h100-sxm&gpus=2&wbits=8&eff=calibrated"
+LLAMA_70B = "?model=llama-3.1-70b&gpu=h100-sxm&gpus=2&wbits=8&engine=typical"
 
 
 # --- helpers ----------------------------------------------------------------------------
