@@ -18,12 +18,21 @@ def duration(seconds: float) -> str:
     return f"{seconds:,.2f} s"
 
 
+def durations(first: float, second: float) -> tuple[str, str]:
+    """Two durations in one unit, the larger one's: ('2.11 s', '0.36 s'), never '2.11 s' vs '359.33 ms'."""
+    if not (math.isfinite(first) and math.isfinite(second)):
+        return duration(first), duration(second)
+    if max(abs(first), abs(second)) < 1:
+        return f"{first * 1e3:,.2f} ms", f"{second * 1e3:,.2f} ms"
+    return f"{first:,.2f} s", f"{second:,.2f} s"
+
+
 def ms(seconds: float, digits: int = 2) -> str:
     return f"{seconds * 1e3:,.{digits}f} ms"
 
 
 def usd(amount: float) -> str:
-    """$2,550 for large sums, $0.000850 for a single reply: enough digits to see the cost."""
+    """$2,550 for large sums; below a dollar three significant digits ($0.0750, $0.000850), never $0.07."""
     if not math.isfinite(amount):
         return "—"
     if amount == 0:
@@ -32,9 +41,8 @@ def usd(amount: float) -> str:
         return f"${amount:,.0f}"
     if abs(amount) >= 1:
         return f"${amount:,.2f}"
-    if abs(amount) >= 0.01:
-        return f"${amount:.4f}"
-    return f"${amount:.6f}"
+    decimals = max(2, 2 - math.floor(math.log10(abs(amount))))
+    return f"${amount:.{decimals}f}"
 
 
 def gigabytes(n_bytes: float) -> str:

@@ -120,6 +120,8 @@ def draw(described: Input, **layout: Any) -> Any:
     """A page input, by kind."""
     if described.kind is bool:
         return toggle(described, **layout)
+    if described.choices:
+        return choice(described, **layout)
     return number(described, **layout)
 
 

@@ -15,6 +15,9 @@ import streamlit as st
 from core.fields import Input
 from core.lesson import JITTER, SEED
 
+# The Latency line page's simulations: which of the lab's reply lengths it draws.
+SIMULATIONS = {"part1": "Part 1's seven replies (1 to 800 tokens)", "part3": "Part 3's short and long reply"}
+
 PAGE_INPUTS: dict[str, tuple[Input, ...]] = {
     "latency": (
         Input(
@@ -26,7 +29,16 @@ PAGE_INPUTS: dict[str, tuple[Input, ...]] = {
             default=SEED,
             help=f"The lesson's lab uses {SEED}. Each decode step is jittered by up to ±{JITTER:.0%}.",
         ),
-    ),  # fmt: skip
+        Input(
+            key="sim",
+            kind=str,
+            label="Simulated replies",
+            choices=tuple(SIMULATIONS),
+            default="part1",
+            help="part1: the lab's Part 1 lengths (1 to 800 tokens for a 500-token reply, scaled to yours). "
+            "part3: Part 3's two replies (50 and 500 tokens for a 500-token reply, scaled), from a fresh seed.",
+        ),
+    ),
     "bill": (
         Input(
             key="short",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.lesson import PART1_OUTPUT_TOKENS, PART1_PROMPT_TOKENS, PART2_BATCH_SIZES
+from core.lesson import PART1_OUTPUT_TOKENS, PART1_PROMPT_TOKENS, PART2_BATCH_SIZES, PART3_REPLIES
 
 LINE_POINTS = 300
 SWEEP_POINTS = 300
@@ -22,14 +22,16 @@ def output_grid(top: int, points: int = LINE_POINTS) -> tuple[int, ...]:
     return tuple(int(m) for m in np.unique(np.linspace(1, top, points).round()))
 
 
-def simulated_lengths(output_tokens: int) -> tuple[int, ...]:
-    """The lesson's measured lengths (1…800), scaled so that a 500-token reply gets exactly those; capped.
+def simulated_lengths(output_tokens: int, simulation: str = "part1") -> tuple[int, ...]:
+    """The lesson's measured lengths, scaled so that a 500-token reply gets exactly the lab's; capped.
 
-    Example: 500 → (1, 25, 50, 100, 200, 400, 800); 30,000 is capped at 20,000, a scale of
-    20,000 / 500 = 40 → (40, 1,000, …, 32,000).
+    part1: the lab's Part 1 lengths (1…800). Example: 500 → (1, 25, 50, 100, 200, 400, 800);
+    30,000 is capped at 20,000, a scale of 20,000 / 500 = 40 → (40, 1,000, …, 32,000).
+    part3: Part 3's two replies (50 and 500), in the lab's order: 500 → (50, 500).
     """
+    lengths = PART3_REPLIES if simulation == "part3" else PART1_OUTPUT_TOKENS
     scale = min(output_tokens, SIMULATED_OUTPUT_CAP) / PART1_PROMPT_TOKENS
-    return tuple(sorted({max(1, round(m * scale)) for m in PART1_OUTPUT_TOKENS}))
+    return tuple(sorted({max(1, round(m * scale)) for m in lengths}))
 
 
 def table_batches(batch: int, critical: int | None, ceiling: int | None) -> tuple[int, ...]:

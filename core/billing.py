@@ -6,8 +6,9 @@ way providers publish them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from core.api_prices import ApiModel, applicable_tier, lookup
 from core.arraymath import Quantity
 from core.specs import Pricing
 from core.units import S_PER_HOUR, TOKENS_PER_MILLION
@@ -17,30 +18,83 @@ SECONDS_PER_DAY = 24 * S_PER_HOUR
 
 @dataclass(frozen=True, slots=True)
 class ReplyCost:
-    """One reply's API bill, split by what is billed."""
+    """One reply's API bill, split by what is billed; `tier_above_prompt_tokens` names a long-prompt tier paid."""
 
     input_usd: float
     cached_input_usd: float
     output_usd: float
+    cache_write_usd: float = 0.0
+    request_usd: float = 0.0  # a provider's fee per request, whatever its tokens
+    tier_above_prompt_tokens: int | None = None
 
     @property
     def total_usd(self) -> float:
-        return self.input_usd + self.cached_input_usd + self.output_usd
+        return self.input_usd + self.cached_input_usd + self.cache_write_usd + self.output_usd + self.request_usd
+
+
+def catalogue_entry(pricing: Pricing) -> ApiModel | None:
+    """The catalogue entry whose list prices `pricing` carries unchanged, or None (no API, or typed over)."""
+    if pricing.api_model is None:
+        return None
+    entry = lookup(pricing.api_model)
+    return entry if pricing == pricing_of(entry, pricing) else None
+
+
+def pricing_of(entry: ApiModel, traffic: Pricing | None = None) -> Pricing:
+    """An API model's list prices (its base tier) as a Pricing, with `traffic`'s replies and days."""
+    rates, base = entry.rates, traffic or Pricing()
+    return replace(
+        base,
+        api_model=entry.id,
+        input_usd_per_million_tokens=rates.input_usd_per_million_tokens,
+        cached_input_usd_per_million_tokens=rates.cached_input_usd_per_million_tokens
+        if rates.cached_input_usd_per_million_tokens is not None
+        else rates.input_usd_per_million_tokens,
+        output_usd_per_million_tokens=rates.output_usd_per_million_tokens,
+        cache_write_usd_per_million_tokens=rates.cache_write_usd_per_million_tokens,
+    )
 
 
 def reply_cost(
-    pricing: Pricing, prompt_tokens: Quantity, output_tokens: Quantity, cached_prompt_tokens: Quantity = 0
+    pricing: Pricing,
+    prompt_tokens: Quantity,
+    output_tokens: Quantity,
+    cached_prompt_tokens: Quantity = 0,
+    cache_write_tokens: Quantity = 0,
 ) -> ReplyCost:
-    """cost = uncached prompt × input price + cached × cached price + output × output price.
+    """cost = uncached prompt × input + cached × cached + writes × cache-write + output × output price.
 
+    With an API model's unchanged list prices the reply is billed as the provider bills it
+    (`core.api_prices.request_cost`): a prompt above a long-prompt tier's threshold pays the
+    tier's rates for the whole request, and a per-request fee is added. Prices typed by hand
+    are flat. Vectorised over the reply's length (a tier depends on the prompt alone).
     Example (the lesson, Part 3): 200 prompt and 500 output tokens at $0.50 / $1.50 per
     million → 200 × 0.5e-6 + 500 × 1.5e-6 = $0.000100 + $0.000750 = $0.000850.
     """
+    entry = catalogue_entry(pricing)
+    if entry is not None and not isinstance(prompt_tokens, int) and entry.tiers:
+        raise ValueError(f"{entry.id} has long-prompt tiers: price one prompt length at a time")
+    if entry is not None:
+        tier = applicable_tier(entry, int(prompt_tokens)) if entry.tiers else None
+        rates = entry.rates if tier is None else tier.rates
+        tier_above = None if tier is None else tier.above_prompt_tokens
+        pricing = pricing_of(replace(entry, rates=rates), pricing)
+        request_usd = entry.usd_per_request
+    else:
+        tier_above, request_usd = None, 0.0
     per_token = 1 / TOKENS_PER_MILLION
+    write_price = pricing.cache_write_usd_per_million_tokens
+    if write_price is None:
+        write_price = pricing.input_usd_per_million_tokens
     return ReplyCost(
-        input_usd=(prompt_tokens - cached_prompt_tokens) * pricing.input_usd_per_million_tokens * per_token,
+        input_usd=(prompt_tokens - cached_prompt_tokens - cache_write_tokens)
+        * pricing.input_usd_per_million_tokens
+        * per_token,
         cached_input_usd=cached_prompt_tokens * pricing.cached_input_usd_per_million_tokens * per_token,
         output_usd=output_tokens * pricing.output_usd_per_million_tokens * per_token,
+        cache_write_usd=cache_write_tokens * write_price * per_token,
+        request_usd=request_usd,
+        tier_above_prompt_tokens=tier_above,
     )
 
 

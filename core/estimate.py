@@ -127,7 +127,9 @@ def estimate(scenario: Scenario) -> Estimate:
     machine = scenario.machine
     batch, output = workload.batch_size, workload.output_tokens
     line = latency(model, precision, machine, workload.prompt_tokens, output, batch, workload.cached_prompt_tokens)
-    cost = reply_cost(scenario.pricing, workload.prompt_tokens, output, workload.cached_prompt_tokens)
+    cost = reply_cost(
+        scenario.pricing, workload.prompt_tokens, output, workload.cached_prompt_tokens, workload.cache_write_tokens
+    )
     price = scenario.gpu.price_usd_per_hour
     plan = memory_plan(model, precision, scenario.gpu.memory_bytes, workload.gpu_count, batch, workload.sequence_tokens)
     return Estimate(

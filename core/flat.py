@@ -23,6 +23,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from core import presets
+from core.api_prices import lookup
+from core.billing import pricing_of
 from core.efficiency import BASES, default_efficiency, efficiency_base
 from core.engine import ALIASES
 from core.fields import (
@@ -59,7 +61,7 @@ SECTIONS = (
     Section("precision", Precision),
     Section("efficiency", Efficiency, "engine"),
     Section("workload", Workload),
-    Section("pricing", Pricing),
+    Section("pricing", Pricing, "api"),
 )
 FLAT_KEYS: tuple[str, ...] = tuple(
     key
@@ -86,6 +88,8 @@ def base_spec(section: Section, base_id: str, model: Any = None) -> Any:
         return presets.gpu_base(base_id)
     if section.name == "efficiency":
         return efficiency_base(base_id, model)
+    if section.name == "pricing":
+        return pricing_of(lookup(base_id))
     return section.spec_type()
 
 
@@ -94,6 +98,8 @@ def _base_id(section: Section, spec: Any) -> str | None:
         return str(spec.id)
     if section.name == "efficiency":
         return str(spec.label)
+    if section.name == "pricing":
+        return None if spec.api_model is None else str(spec.api_model)
     return None
 
 
@@ -131,6 +137,8 @@ def _implied_base(section: Section, scenario: Any) -> str:
     """The base a flat form without this section's key reads as."""
     if section.name == "efficiency":
         return default_efficiency(scenario.gpu.id, scenario.model).label
+    if section.name == "pricing":
+        return ""  # no API: prices typed by hand
     return presets.TOY_MODEL_ID if section.name == "model" else presets.TOY_GPU_ID
 
 
@@ -211,6 +219,13 @@ def _read_base(section: Section, flat: Mapping[str, str], specs: dict[str, Any])
     if section.base_key is None:
         return None
     given = flat.get(section.base_key)
+    if section.name == "pricing":
+        if not given:
+            return None
+        try:
+            return lookup(given).id
+        except ValueError as error:  # it names the id and the closest ones
+            raise ValueError(f"api: {error}") from None
     if section.name == "efficiency":
         label = "auto" if given is None else given
         if label == "custom":  # older links: every number written out over the calibrated set
@@ -312,7 +327,8 @@ def _read_section(section: Section, clean: dict[str, str], specs: dict[str, Any]
         base_id = _read_base(section, clean, specs)
     except ValueError as error:
         key = section.base_key or ""
-        warnings.append(f"Ignored {key}={cut(clean.get(key, ''))}: {str(error).split(', got ')[0]}.")
+        reason = str(error).removeprefix(f"{key}: ").split(", got ")[0]
+        warnings.append(f"Ignored {key}={cut(clean.get(key, ''))}: {reason}.")
         clean.pop(key, None)
         base_id = _read_base(section, clean, specs)
     base = base_spec(section, base_id, specs.get("model")) if base_id is not None else section.spec_type()
@@ -345,6 +361,11 @@ def lenient_value(described_input: Input, text: str, warnings: list[str]) -> Any
             return text.strip().lower() == "true"
         warnings.append(f"Ignored {key}={cut(text)}: {key} must be true or false.")
         return SKIP
+    if described_input.choices:
+        if text.strip() in described_input.choices:
+            return described_input.kind(text.strip())
+        warnings.append(f"Ignored {key}={cut(text)}: {key} must be one of {', '.join(described_input.choices)}.")
+        return SKIP
     if described_input.kind is str:
         name = clean_name(text)
         if name != text:
@@ -353,11 +374,6 @@ def lenient_value(described_input: Input, text: str, warnings: list[str]) -> Any
     if text.strip() == "" and described_input.optional:
         return None
     low, high = _own_bounds(described_input)
-    if described_input.choices:
-        if text.strip() in described_input.choices:
-            return described_input.kind(text.strip())
-        warnings.append(f"Ignored {key}={cut(text)}: {key} must be one of {', '.join(described_input.choices)}.")
-        return SKIP
     value = _si_or_none(described_input, text)
     if value is None:
         warnings.append(

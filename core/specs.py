@@ -392,9 +392,19 @@ class Workload:
         1, key="gpus", kind=int, label="GPU count", unit="GPUs", low=1, high=1024, flag="--gpus",
         help="GPUs sharing one copy of the model (tensor parallel): bandwidth, compute and memory add up.",
     )  # fmt: skip
+    cache_write_tokens: int = described(
+        0, key="cwrite", kind=int, label="Cache writes per reply (tokens)", unit="tokens", low=0, high="prompt_tokens",
+        step=100, flag="--cache-write-tokens",
+        help="Prompt tokens each reply writes into the provider's prompt cache (billed at the cache-write price).",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
         validate(self)
+        if self.cached_prompt_tokens + self.cache_write_tokens > self.prompt_tokens:
+            raise ValueError(
+                f"cache_write_tokens must be <= prompt_tokens - cached_prompt_tokens "
+                f"({self.prompt_tokens - self.cached_prompt_tokens:,}), got {self.cache_write_tokens!r}"
+            )
 
     @property
     def sequence_tokens(self) -> int:
@@ -431,7 +441,12 @@ class Workload:
 
 @dataclass(frozen=True, slots=True)
 class Pricing:
-    """API token prices and traffic. Defaults are the lesson's Part 3 (illustrative prices)."""
+    """API token prices and traffic. Defaults are the lesson's Part 3 (illustrative prices).
+
+    `api_model` ("openai/gpt-4o") names the catalogue entry the prices start from (the
+    link's `api=`): its list prices, unless typed over. While they are the catalogue's, a
+    reply is billed the provider's way (long-prompt tiers, per-request fees: `core.billing`).
+    """
 
     input_usd_per_million_tokens: float = described(
         0.50, key="pin", kind=float, label="Input ($ / M tokens)", unit="USD per million tokens", low=0, high=1e4,
@@ -440,7 +455,7 @@ class Pricing:
     cached_input_usd_per_million_tokens: float = described(
         0.50, key="pcache", kind=float, label="Cached input ($ / M tokens)", unit="USD per million tokens", low=0,
         high=1e4, step=0.05, flag="--cached-input-price",
-        help="Per million prompt tokens served from the provider's prompt cache, USD.",
+        help="Per million prompt tokens read from the provider's prompt cache (a cache hit), USD.",
     )  # fmt: skip
     output_usd_per_million_tokens: float = described(
         1.50, key="pout", kind=float, label="Output ($ / M tokens)", unit="USD per million tokens", low=0, high=1e4,
@@ -455,6 +470,19 @@ class Pricing:
         30, key="days", kind=int, label="Days per month", unit="days", low=1, high=31, flag="--days",
         help="Days billed per month.",
     )  # fmt: skip
+    cache_write_usd_per_million_tokens: float | None = described(
+        None, key="pwrite", kind=float, label="Cache write ($ / M tokens)", unit="USD per million tokens", low=0,
+        high=1e4, step=0.05, flag="--cache-write-price", optional=True,
+        help="Per million prompt tokens written to the prompt cache, USD, where the provider charges for it "
+        "(empty: the input price).",
+    )  # fmt: skip
+    # The catalogue entry the prices start from (the link's api=); None: prices typed by hand.
+    api_model: str | None = None
 
     def __post_init__(self) -> None:
         validate(self)
+        if self.api_model is not None:
+            from core.api_prices import lookup  # the catalogue loads on first use only
+
+            check_text("api_model", self.api_model, 120)
+            object.__setattr__(self, "api_model", lookup(self.api_model).id)  # its own spelling

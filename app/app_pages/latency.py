@@ -7,9 +7,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import charts, compute, page_inputs
+from app import charts, compute, lesson_scenarios, page_inputs
 from app import formatting as fmt
 from app.measurements import EXAMPLE, MAX_BYTES, MAX_ROWS, read_measurements
+from app.page_inputs import SIMULATIONS
 from app.state import current_scenario
 from app.sweeps import SIMULATED_OUTPUT_CAP, output_grid, simulated_lengths
 from core.fit import fit_latency_line, implied_mbu
@@ -44,9 +45,13 @@ else:
         "every output token, because the model runs once per token and (with no KV cache) every step is the same."
     )
 
+st.caption("Doing the Day 36 lesson? Load its scenario and the lab's simulation:")
+lesson_scenarios.buttons()
+
 st.subheader("Simulated measurements and the fitted line")
 seed = int(page_inputs.value("seed"))  # set in the sidebar, under "Simulation"
-sim_tokens = simulated_lengths(out)
+simulation = str(page_inputs.value("sim"))
+sim_tokens = simulated_lengths(out, simulation)
 sim_s = compute.cached_simulation(est.ttft_s, est.tpot_s, sim_tokens, seed)
 sim_fit = fit_latency_line(sim_tokens, sim_s)
 cols = st.columns(4)
@@ -57,8 +62,8 @@ cols[3].metric("TTFT, fitted (intercept)", fmt.ms(sim_fit.ttft_s))
 st.plotly_chart(charts.latency_line(line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit, chord=chord))
 capped = f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast."
 st.caption(
-    f"Seed {seed}: each of the {fmt.count(sum(sim_tokens))} simulated decode steps takes TPOT × (1 ± up to "
-    f"{JITTER:.0%}). Least squares recovers the slope (TPOT) and the intercept (TTFT); "
+    f"Seed {seed}, {SIMULATIONS[simulation]}: each of the {fmt.count(sum(sim_tokens))} simulated decode steps takes "
+    f"TPOT × (1 ± up to {JITTER:.0%}). Least squares recovers the slope (TPOT) and the intercept (TTFT); "
     f"R² = {sim_fit.r_squared:.6f}.{capped if out > SIMULATED_OUTPUT_CAP else ''}"
 )
 model_ms = compute.cached_latency_line(scenario, sim_tokens) * 1e3

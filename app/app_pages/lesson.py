@@ -18,6 +18,12 @@ st.info(
     "weights, 14 GFLOPs per token) on a GPU with 2 TB/s of memory bandwidth and 300 TFLOP/s of compute, ideal."
 )
 
+st.page_link(
+    "app/app_pages/latency.py",
+    label="See Part 1 and Part 3 on the Latency line page (its buttons load the lesson's scenarios)",
+    icon=":material/show_chart:",
+)
+
 st.subheader("Predict first")
 st.markdown(
     "Write a number for each prediction **before** you look, in the sidebar under **Your predictions** "

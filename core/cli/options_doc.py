@@ -24,6 +24,8 @@ _TITLES = {
     "pricing": "Prices and traffic",
 }
 _BASES = {
+    "pricing": "`--api-model PROVIDER/MODEL`: an API's list prices from the catalogue (`python -m core prices`), "
+    "billed the provider's way; a price below overrides it",
     "model": "`--model ID`: the preset the model starts from (`python -m core presets`); any number below edits it",
     "gpu": "`--gpu ID`: the preset GPU; `--tflops X` sets both compute peaks at once",
     "efficiency": "`--engine {auto,ideal,typical,vllm,trtllm,…}` (also `--eff`; `--ideal` for short): the engine "

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from core.api_prices import snapshot
+from core.billing import catalogue_entry
 from core.checks import context_problems, context_window_tokens
 from core.estimate import Estimate
+from core.specs import Pricing
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION, S_PER_MS
 
 # The keys scripts depend on; add, never rename.
@@ -36,6 +39,16 @@ JSON_KEYS = (
     "context_window_tokens",
     "warnings",
 )
+
+
+def price_source(pricing: Pricing) -> str:
+    """'openai/gpt-4o list prices (genai-prices 0.2.3, as of 2026-11-10)', or typed, or typed over an API's."""
+    if pricing.api_model is None:
+        return "typed by hand (no API chosen)"
+    source = snapshot()
+    if catalogue_entry(pricing) is None:
+        return f"typed by hand over {pricing.api_model}'s list prices"
+    return f"{pricing.api_model} list prices ({source.package} {source.version}, as of {source.as_of})"
 
 
 def estimate_json(result: Estimate) -> dict[str, object]:
@@ -71,6 +84,12 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         # null with a reason when the GPU has no price or the setup cannot run; the break-even
         # is null when one fleet cannot reach it (renting never pays at this batch).
         "self_hosting_problem": result.self_hosting_problem,
+        # Where the prices come from: an API's list prices (billed its way, tiers included),
+        # or typed by hand (over an API's, when api_prices_overridden).
+        "api_model": result.scenario.pricing.api_model,
+        "api_prices_overridden": result.scenario.pricing.api_model is not None
+        and catalogue_entry(result.scenario.pricing) is None,
+        "api_tier_above_prompt_tokens": result.reply_cost.tier_above_prompt_tokens,
         "self_hosting_usd_per_million_output_tokens": None
         if hosting is None
         else hosting.usd_per_million_output_tokens,
@@ -115,8 +134,17 @@ def estimate_text(result: Estimate) -> str:
         f" -> {'fits' if memory.fits else 'DOES NOT FIT'}; largest batch that fits: {max_batch}",
         *_per_gpu_lines(result),
         "",
+        f"prices          {price_source(s.pricing)}",
         f"cost per reply  ${result.cost_per_reply_usd:.6f}  (input ${result.reply_cost.input_usd:.6f}, "
-        f"cached ${result.reply_cost.cached_input_usd:.6f}, output ${result.reply_cost.output_usd:.6f})",
+        f"cached ${result.reply_cost.cached_input_usd:.6f}, cache writes ${result.reply_cost.cache_write_usd:.6f}, "
+        f"output ${result.reply_cost.output_usd:.6f}"
+        + (f", per request ${result.reply_cost.request_usd:.6f}" if result.reply_cost.request_usd else "")
+        + ")"
+        + (
+            f"; the prompt is above {result.reply_cost.tier_above_prompt_tokens:,} tokens: the long-prompt tier's rates"
+            if result.reply_cost.tier_above_prompt_tokens is not None
+            else ""
+        ),
         f"monthly bill    ${result.monthly_cost_usd:,.0f}  at {s.pricing.replies_per_day:,.0f} replies/day x {s.pricing.days_per_month} days",
     ]
     lines.append(_self_hosting_line(result))

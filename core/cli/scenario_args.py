@@ -50,6 +50,13 @@ def add_scenario_options(parser: argparse.ArgumentParser) -> None:
             group.add_argument(
                 "--tflops", metavar="X", help="dense peak TFLOP/s at the precision the maths runs in: sets both peaks"
             )
+        elif section.name == "pricing":
+            group.add_argument(
+                "--api-model",
+                metavar="PROVIDER/MODEL",
+                help="an API's list prices from the catalogue (`python -m core prices`), billed the provider's "
+                "way (long-prompt tiers); any price option below overrides it",
+            )
         elif section.name == "efficiency":
             group.add_argument(
                 "--engine",
@@ -69,8 +76,8 @@ def add_scenario_options(parser: argparse.ArgumentParser) -> None:
 def flat_from_args(args: argparse.Namespace) -> dict[str, str]:
     """The options given, as the flat form (shown units, exactly as typed)."""
     flat: dict[str, str] = {}
-    for base_key in ("model", "gpu"):
-        value = getattr(args, base_key, None)
+    for base_key, dest in (("model", "model"), ("gpu", "gpu"), ("api", "api_model")):
+        value = getattr(args, dest, None)
         if value is not None:
             flat[base_key] = value
     if args.ideal:
@@ -128,6 +135,8 @@ def with_options(message: str) -> str:
         return f"{option_of(key)}{first[len(key) :]} {rest}"
     if key in ("model", "gpu", "engine"):
         return f"--{key}{first[len(key) :]} {rest}"
+    if key == "api":
+        return f"--api-model{first[len(key) :]} {rest}"
     if key in FIELD_KEYS:  # a spec's own message (field name first)
         return f"{option_of(FIELD_KEYS[key])}: {message}"
     return message

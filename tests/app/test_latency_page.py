@@ -77,7 +77,7 @@ def test_changing_the_seed_changes_the_simulation_not_the_model():
     first = at.main.dataframe[0].value["latency_ms"].tolist()
     at.number_input(key="seed").set_value(7).run()
     assert not at.exception
-    assert "Seed 7:" in text(at)
+    assert "Seed 7, Part 1's seven replies" in text(at)
     assert at.main.dataframe[0].value["latency_ms"].tolist() != first
     shown = metrics(at)
     assert shown["TPOT, model"] == "7.00 ms" and shown["TTFT, model"] == "9.33 ms"
@@ -172,3 +172,29 @@ def test_the_simulation_is_cached_so_unrelated_reruns_skip_it(monkeypatch, fresh
     assert not at.exception and len(calls) == 1
     at.number_input(key="seed").set_value(7).run()  # a new seed is a new simulation
     assert not at.exception and len(calls) == 2
+
+
+@pytest.mark.parametrize(
+    ("part", "expected"),
+    [
+        # Part 1: 500-token prompt, replies 1…800 from seed 36; the reference run's fit:
+        # TTFT 2 × 7e9 × 500 / 300e12 = 23.33 ms, fitted slope 6.999 ms, intercept 24.31 ms.
+        (1, {"TTFT, model": "23.33 ms", "TPOT, fitted (slope)": "6.999 ms", "TTFT, fitted (intercept)": "24.31 ms"}),
+        # Part 3: 200-token prompt, TTFT 9.33 ms; a fresh seed 36 draws the 50- then the 500-token reply.
+        (3, {"TTFT, model": "9.33 ms", "TPOT, model": "7.00 ms"}),
+    ],
+)
+def test_the_lesson_buttons_load_its_parts_and_show_the_reference_numbers(part, expected):
+    at = open_page(model="llama-3.1-8b", gpu="h100-sxm", out="1000", seed="7")  # far from the lesson
+    at.button(key=f"load_part{part}").click().run()
+    assert not at.exception
+    shown = metrics(at)
+    assert {label: shown[label] for label in expected} == expected
+    table = at.main.dataframe[0].value
+    if part == 3:
+        # The reference run's Part 3: 361.5 ms for the 50-token reply, 3514.9 ms for the 500-token one.
+        assert table["output_tokens"].tolist() == [50, 500]
+        assert [f"{v:.1f}" for v in table["latency_ms"]] == ["361.5", "3514.9"]
+    else:
+        assert table["output_tokens"].tolist() == [1, 25, 50, 100, 200, 400, 800]
+        assert f"{table['latency_ms'].iloc[-1]:.1f}" == "5621.7"  # the lab's 800-token measurement

@@ -11,18 +11,24 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 LESSON = {
+    # $0.000850 × 100,000 replies × 30 days
+    "Monthly bill": "$2,550",
+    # 200 × $0.50/M + 500 × $1.50/M = $0.000100 + $0.000750
+    "Cost per reply": "$0.000850",
+    # 12 × $2,550
+    "Yearly bill": "$30,600",
     # prefill of 200 tokens: max(14e9 / 2e12 = 7 ms, 2 × 7e9 × 200 / 300e12 = 9.33 ms) = 9.33 ms
     "Time to first token": "9.33 ms",
     # decode: max(14e9 / 2e12 = 7 ms, 2 × 7e9 / 300e12 = 0.047 ms) = 7.00 ms
     "Time per output token": "7.00 ms",
     # 9.33 ms + 500 × 7 ms = 3,509.33 ms
     "Total latency": "3.51 s",
-    # 1 × 500 tokens / 3.50933 s = 142.5 tok/s (each user streams 1 / 7 ms = 143)
-    "Tokens per second": "142 tok/s",
-    # 200 × $0.50/M + 500 × $1.50/M = $0.000100 + $0.000750
-    "Cost per reply": "$0.000850",
-    # $0.000850 × 100,000 replies × 30 days
-    "Monthly bill": "$2,550",
+    # one user streams 1 / 7 ms = 142.9 tok/s
+    "Each user's stream": "143 tok/s",
+    # 1 × 500 tokens / 3.50933 s = 142.5 tok/s: the whole batch (of one), prefill included
+    "Whole batch's output": "142 tok/s",
+    # 7 ms ÷ (9.33 ms / 200 prompt tokens) = 150
+    "Prompt vs output token": "150.0x",
 }
 
 
@@ -46,8 +52,10 @@ def test_the_defaults_read_exactly_the_lessons_numbers(open_app) -> None:
     at = open_app()
     assert metrics(at) == LESSON
     body = text(at)
-    # 7 ms ÷ (9.33 ms / 200 prompt tokens) = 150
-    assert "One output token costs as much time as **150 tokens of prompt**" in body
+    # Output is 500 × 1.5e-6 = $0.00075 of $0.00085: 88.2 %; twice the reply: 1 + 0.882 = 1.9x the cost.
+    assert "output tokens are 88.2% of each reply's cost, the prompt 11.8%" in body
+    assert "A reply twice as long costs 1.9x as much" in body
+    assert "Prices typed by hand ($0.500 in, $1.50 out per million tokens" in body
     # intensity 1 FLOP/byte against a balance of 300e12 / 2e12 = 150; idle 1 - 1/150 = 99.3 %
     assert "**Memory-bound.**" in body and "1.0 FLOP/byte" in body and "150 FLOP/byte" in body
     assert "99.3%" in body
@@ -68,9 +76,10 @@ def test_the_defaults_read_exactly_the_lessons_numbers(open_app) -> None:
             {
                 "Time to first token": "46.67 ms",
                 "Total latency": "3.55 s",
-                "Tokens per second": "141 tok/s",
-                "Cost per reply": "$0.001250",
+                "Whole batch's output": "141 tok/s",
+                "Cost per reply": "$0.00125",
                 "Monthly bill": "$3,750",
+                "Yearly bill": "$45,000",
             },
         ),
         # 1,000 output tokens: 9.33 + 1000 × 7 = 7,009.33 ms; 1000 / 7.00933 s = 143 tok/s;
@@ -80,9 +89,10 @@ def test_the_defaults_read_exactly_the_lessons_numbers(open_app) -> None:
             1000,
             {
                 "Total latency": "7.01 s",
-                "Tokens per second": "143 tok/s",
-                "Cost per reply": "$0.001600",
+                "Whole batch's output": "143 tok/s",
+                "Cost per reply": "$0.00160",
                 "Monthly bill": "$4,800",
+                "Yearly bill": "$57,600",
             },
         ),
         # batch 64: prefill 64 × 200 tokens = 2 × 7e9 × 12,800 / 300e12 = 597.33 ms; decode still
@@ -91,14 +101,20 @@ def test_the_defaults_read_exactly_the_lessons_numbers(open_app) -> None:
         (
             "batch",
             64,
-            {"Time to first token": "597.33 ms", "Total latency": "4.10 s", "Tokens per second": "7,810 tok/s"},
+            # One output token vs one prompt token: 7 ms ÷ (597.33 ms / 200) = 2.3x (the prefill is compute-bound).
+            {
+                "Time to first token": "597.33 ms",
+                "Total latency": "4.10 s",
+                "Whole batch's output": "7,810 tok/s",
+                "Prompt vs output token": "2.3x",
+            },
         ),
         # input $1.00/M: 200 × 1e-6 + 500 × 1.5e-6 = $0.000950; × 3e6 = $2,850. Latency unchanged.
-        ("pin", 1.0, {"Cost per reply": "$0.000950", "Monthly bill": "$2,850"}),
+        ("pin", 1.0, {"Cost per reply": "$0.000950", "Monthly bill": "$2,850", "Yearly bill": "$34,200"}),
         # output $3.00/M: 200 × 0.5e-6 + 500 × 3e-6 = $0.001600; × 3e6 = $4,800.
-        ("pout", 3.0, {"Cost per reply": "$0.001600", "Monthly bill": "$4,800"}),
-        # 200,000 replies a day: $0.000850 × 200,000 × 30 = $5,100; only the month moves.
-        ("replies", 200_000, {"Monthly bill": "$5,100"}),
+        ("pout", 3.0, {"Cost per reply": "$0.00160", "Monthly bill": "$4,800", "Yearly bill": "$57,600"}),
+        # 200,000 replies a day: $0.000850 × 200,000 × 30 = $5,100; only the month and year move.
+        ("replies", 200_000, {"Monthly bill": "$5,100", "Yearly bill": "$61,200"}),
     ],
     ids=["prompt", "output", "batch", "input-price", "output-price", "replies"],
 )
@@ -114,12 +130,15 @@ def test_a_faster_gpu_moves_only_the_clock(open_app) -> None:
     at.radio(key="engine").set_value("ideal").run()  # ...back to the lesson's physics, to compare
     # H100 SXM: 3.35e12 B/s, 989.5e12 FLOP/s. Decode 14e9 / 3.35e12 = 4.179 ms; prefill
     # max(4.179 ms, 2.8e12 / 989.5e12 = 2.83 ms) = 4.18 ms (now memory-bound too);
-    # total 501 × 4.179 ms = 2,093.7 ms; 500 / 2.0937 s = 239 tok/s. The bill is the API's: unchanged.
+    # total 501 × 4.179 ms = 2,093.7 ms; 500 / 2.0937 s = 239 tok/s, and each user 1 / 4.179 ms = 239;
+    # one output token = 4.179 ms ÷ (4.179 ms / 200) = 200 prompt tokens. The bill is the API's: unchanged.
     assert changed(LESSON, metrics(at)) == {
         "Time to first token": "4.18 ms",
         "Time per output token": "4.18 ms",
         "Total latency": "2.09 s",
-        "Tokens per second": "239 tok/s",
+        "Each user's stream": "239 tok/s",
+        "Whole batch's output": "239 tok/s",
+        "Prompt vs output token": "200.0x",
     }
     # Balance 989.5e12 / 3.35e12 = 295 FLOP/byte.
     assert "295 FLOP/byte" in text(at)

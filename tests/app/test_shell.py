@@ -161,18 +161,25 @@ def test_a_custom_model_gains_a_kv_cache_when_its_shape_is_filled_in(open_app) -
     assert "given together" in at.sidebar.warning[0].value
 
 
-def test_loading_prices_from_the_catalogue_fills_the_three_prices(open_app) -> None:
+def test_choosing_an_api_fills_its_prices_and_a_typed_price_overrides_them(open_app) -> None:
     at = open_app()
-    select = at.selectbox(key="sb_price_source")
-    label = next(option for option in select.options if "gpt-4o-mini" in option)
-    select.set_value(label).run()
+    select = at.selectbox(key="api")
+    assert len(select.options) > 1000  # the whole catalogue, not a handful
+    select.set_value("openai/gpt-4o-mini").run()
     pricing = scenario(at).pricing
     # OpenAI's list price for gpt-4o-mini: $0.15 in, $0.075 cached, $0.60 out per million tokens.
+    assert pricing.api_model == "openai/gpt-4o-mini"
     assert (
         pricing.input_usd_per_million_tokens,
         pricing.cached_input_usd_per_million_tokens,
         pricing.output_usd_per_million_tokens,
     ) == (0.15, 0.075, 0.6)
+    assert scenario(at).to_flat(minimal=True) == {"api": "openai/gpt-4o-mini"}  # the prices are implied
+    at.number_input(key="pout").set_value(0.9).run()
+    assert scenario(at).to_flat(minimal=True) == {"api": "openai/gpt-4o-mini", "pout": "0.9"}
+    # Another API replaces the typed price with its own list prices.
+    at.selectbox(key="api").set_value("anthropic/claude-haiku-4-5").run()
+    assert scenario(at).pricing.output_usd_per_million_tokens == 5.0
 
 
 def test_sidebar_values_survive_a_round_of_pages(open_app) -> None:

@@ -27,6 +27,7 @@ LESSON_FLAT = {
     "batch": "1",
     "cached": "0",
     "gpus": "1",
+    "cwrite": "0",
     "pin": "0.5",
     "pcache": "0.5",
     "pout": "1.5",

@@ -51,13 +51,17 @@ BASE: dict[type, dict[str, Any]] = {
     Efficiency: dict(
         label="custom", mbu=0.8, mfu=0.5, step_overhead_s=1e-3, sequence_overhead_s=1e-5, allreduce_latency_s=2e-5
     ),
-    Workload: dict(prompt_tokens=200, output_tokens=500, batch_size=8, cached_prompt_tokens=100, gpu_count=2),
+    Workload: dict(
+        prompt_tokens=200, output_tokens=500, batch_size=8, cached_prompt_tokens=100, gpu_count=2, cache_write_tokens=0
+    ),
     Pricing: dict(
         input_usd_per_million_tokens=0.5,
         cached_input_usd_per_million_tokens=0.25,
         output_usd_per_million_tokens=1.5,
         replies_per_day=100_000,
         days_per_month=30,
+        cache_write_usd_per_million_tokens=0.625,
+        api_model=None,
     ),
 }
 
@@ -120,11 +124,14 @@ FIELDS = [
     # Bounded by prompt_tokens (200 in BASE).
     Field(Workload, "cached_prompt_tokens", "int", 0, False, 200, ">= 0 and <= 200"),
     Field(Workload, "gpu_count", "int", 1, False, 1024, ">= 1 and <= 1,024"),
+    # Bounded by prompt_tokens (200 in BASE); the sum with the cached tokens is checked after.
+    Field(Workload, "cache_write_tokens", "int", 0, False, 200, ">= 0 and <= 200"),
     Field(Pricing, "input_usd_per_million_tokens", "float", 0, False, 1e4, ">= 0 and <= 10,000"),
     Field(Pricing, "cached_input_usd_per_million_tokens", "float", 0, False, 1e4, ">= 0 and <= 10,000"),
     Field(Pricing, "output_usd_per_million_tokens", "float", 0, False, 1e4, ">= 0 and <= 10,000"),
     Field(Pricing, "replies_per_day", "int", 0, False, 1e12, ">= 0 and <= 1,000,000,000,000"),
     Field(Pricing, "days_per_month", "int", 1, False, 31, ">= 1 and <= 31"),
+    Field(Pricing, "cache_write_usd_per_million_tokens", "float", 0, False, 1e4, ">= 0 and <= 10,000", optional=True),
 ]
 
 # Fields whose None is a cross-field error rather than a range error: the attention shape
@@ -183,7 +190,14 @@ BAD_CASES = [
 
 def test_table_covers_every_numeric_field() -> None:
     """Every dataclass field is either in the table or a text field tested separately."""
-    text_fields = {(GPU, "id"), (GPU, "name"), (Model, "id"), (Model, "name"), (Efficiency, "label")}
+    text_fields = {
+        (GPU, "id"),
+        (GPU, "name"),
+        (Model, "id"),
+        (Model, "name"),
+        (Efficiency, "label"),
+        (Pricing, "api_model"),
+    }
     listed = {(f.cls, f.name) for f in FIELDS}
     # Model's derived fields (init=False) are computed, not given, so not validated.
     every = {(cls, f.name) for cls in BASE for f in dataclasses.fields(cls) if f.init}
@@ -224,6 +238,7 @@ _COMPANIONS: dict[tuple[str, float], dict[str, Any]] = {
     ("experts_per_token", 7): dict(active_params=46.7e9 * 7 / 8),
     ("total_params", 1e14): dict(active_params=1e14 * 2 / 8),
     ("prompt_tokens", 1): dict(cached_prompt_tokens=0),
+    ("cache_write_tokens", 200): dict(cached_prompt_tokens=0),  # writes + reads ≤ the prompt
     ("kv_latent_dim", 1): dict(kv_latent_rope_dim=0),
     # active == total is the edge for a dense model; a mixture of experts needs active < total.
     ("active_params", 46.7e9): dict(experts=None, experts_per_token=None),

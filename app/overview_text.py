@@ -1,0 +1,129 @@
+"""The Overview's sentences, without Streamlit: the traffic, where prices come from, what drives the bill,
+what the self-hosting numbers describe. Every user-typed name goes through `plain`."""
+
+from __future__ import annotations
+
+from app import formatting as fmt
+from app.safe import plain
+from core.api_prices import snapshot
+from core.billing import catalogue_entry
+from core.estimate import Estimate
+from core.memory import MemoryPlan
+from core.scenario import Scenario
+
+MONTH_HELP = "Cost per reply × replies a day × days a month."
+
+
+def traffic_line(scenario: Scenario) -> str:
+    """'100,000 replies a day, each a 200-token prompt and a 500-token reply, 30 days a month.'"""
+    w, p = scenario.workload, scenario.pricing
+    return (
+        f"{fmt.plural(p.replies_per_day, 'reply', 'replies')} a day, each {fmt.tokens(w.prompt_tokens)} of prompt "
+        f"and {fmt.tokens(w.output_tokens)} of reply, {fmt.plural(p.days_per_month, 'day')} a month."
+    )
+
+
+def price_source_line(scenario: Scenario) -> str:
+    """Where the prices come from: an API's list prices, typed over them, or typed by hand."""
+    p = scenario.pricing
+    prices = f"{fmt.usd(p.input_usd_per_million_tokens)} in, {fmt.usd(p.output_usd_per_million_tokens)} out per million"
+    if p.api_model is None:
+        return (
+            f"Prices typed by hand ({prices} tokens; the lesson's illustrative prices unless you changed them). "
+            "Pick an API model in the sidebar for its real list prices."
+        )
+    name = plain(p.api_model)
+    if catalogue_entry(p) is None:
+        return f"Prices typed by hand over **{name}**'s list prices ({prices} tokens): the bill is at what you typed."
+    source = snapshot()
+    return (
+        f"**{name}**'s list prices ({prices} tokens; {source.package} {source.version}, prices as of "
+        f"{source.as_of}), billed the provider's way."
+    )
+
+
+def what_drives_it(est: Estimate) -> str:
+    """The share of each reply's cost that is output, and what a longer reply does to the bill."""
+    cost = est.reply_cost
+    if cost.total_usd == 0:
+        return "These prices are zero: the API costs nothing at any traffic."
+    output = cost.output_usd / cost.total_usd
+    prompt = (cost.input_usd + cost.cached_input_usd + cost.cache_write_usd) / cost.total_usd
+    doubled = 1 + output  # twice the reply: the output part doubles, the rest stays
+    return (
+        f"**What drives it:** output tokens are {fmt.percent(output)} of each reply's cost, the prompt "
+        f"{fmt.percent(prompt)}. A reply twice as long costs {fmt.ratio(doubled)} as much: estimate the reply's "
+        "length first."
+    )
+
+
+def self_hosting_line(scenario: Scenario) -> str:
+    """What the numbers below describe, and (with an API chosen) that they are not the API's latency."""
+    w = scenario.workload
+    gpus = f"{w.gpu_count} × " if w.gpu_count > 1 else "one "
+    batch = "one request at a time" if w.batch_size == 1 else f"a static batch of {w.batch_size:,} requests together"
+    line = (
+        f"If you served the replies yourself: {plain(scenario.model.name)} on {gpus}{plain(scenario.gpu.name)}, "
+        f"{scenario.precision.weight_bits:g}-bit weights, {plain(scenario.efficiency.label)} engine, {batch} "
+        "(set under 'Self-hosting' in the sidebar)."
+    )
+    if scenario.pricing.api_model is not None:
+        line += (
+            f" The prices above are {plain(scenario.pricing.api_model)}'s; these latencies are the self-hosted "
+            "model's, not that API's."
+        )
+    return line
+
+
+def ttft_meaning(scenario: Scenario) -> str:
+    w = scenario.workload
+    if w.batch_size == 1:
+        return f"The wait before the first word: one parallel pass over {fmt.tokens(w.prefill_tokens)} of prompt."
+    return (
+        f"The wait before the first word: one parallel pass over {fmt.tokens(w.prefill_tokens)} "
+        f"({w.batch_size:,} prompts, prefilled together)."
+    )
+
+
+def total_meaning(scenario: Scenario) -> str:
+    steps = f"First token + {scenario.workload.output_tokens:,} decode steps"
+    if scenario.model.has_attention_shape:
+        return steps + ", each a little slower than the last as the KV cache grows."
+    return steps + ": a straight line in the reply's length."
+
+
+def batching_advice(est: Estimate, critical: int | None) -> str:
+    """What batching can still buy, bounded by what fits in memory."""
+    room, batch = est.memory.max_batch_that_fits, est.scenario.workload.batch_size
+    if room is not None and room <= batch:
+        return "more memory per sequence (more GPUs, an 8-bit KV cache): no more requests fit beside these"
+    if critical is None:
+        return "batch more requests (the KV-cache reads grow as fast as the maths, so the step stays memory-bound)"
+    if room is not None and critical > room:
+        return (
+            f"batch more requests, up to the {room:,} that fit (about {critical:,} would make the step "
+            "compute-bound, more than memory holds)"
+        )
+    return f"batch more requests (about {critical:,} make the step compute-bound)"
+
+
+def memory_line(scenario: Scenario, plan: MemoryPlan) -> str:
+    model, w = scenario.model, scenario.workload
+    used = (
+        f"Per GPU: weights {fmt.gigabytes(plan.weight_bytes_per_gpu)} + KV cache "
+        f"{fmt.gigabytes(plan.kv_cache_bytes_per_gpu)} = **{fmt.gigabytes(plan.required_bytes_per_gpu)}** of "
+        f"{fmt.gigabytes(plan.available_bytes_per_gpu)}."
+    )
+    if plan.kv_replication > 1:
+        used += (
+            f" With {w.gpu_count:,} GPUs and {model.kv_heads or 1} KV heads the KV cache is held "
+            f"{plan.kv_replication:g}× over (a GPU cannot hold part of a head)."
+        )
+    if plan.max_batch_that_fits is None:
+        largest = "This model has no KV cache in the estimate, so memory never limits the batch."
+    else:
+        largest = (
+            f"The largest batch that fits at {w.sequence_tokens:,} tokens per sequence: "
+            f"**{plan.max_batch_that_fits:,}**."
+        )
+    return f"{'Fits.' if plan.fits else 'Does not fit.'} {used} {largest}"

@@ -1,0 +1,141 @@
+"""The sidebar's scenario widgets as state: the callbacks that keep a base and its numbers in step,
+loading a whole scenario into the widgets, and building the Scenario from their values.
+
+Every scenario input is a widget keyed by its flat key and bound to the URL (`app.inputs`).
+A model, GPU, engine or API is a base (a select) plus numbers whose widget defaults are the
+base's own, so only edited numbers reach the address bar; picking another base resets its
+numbers here, in a callback (callbacks run before the script, so they may set widget values).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from app import inputs
+from app.compute import cached_scenario
+from core import presets
+from core.api_prices import lookup
+from core.billing import pricing_of
+from core.efficiency import default_efficiency, efficiency_base
+from core.fields import Input, shown_value
+from core.fields import inputs as described
+from core.flat import INPUTS, clean_name
+from core.scenario import Scenario
+from core.specs import GPU, Efficiency, Model, Precision, Pricing, Workload
+
+MODEL_INPUTS = dict(described(Model))
+GPU_INPUTS = dict(described(GPU))
+EFFICIENCY_INPUTS = dict(described(Efficiency))
+WORKLOAD = dict(described(Workload))
+PRICING = dict(described(Pricing))
+PRECISION = dict(described(Precision))
+PRICES = {name: i for name, i in PRICING.items() if "usd" in name}  # the price boxes an API fills
+NO_API = "(none: type the prices)"  # the API select's first option (never in a link: it is the default)
+
+
+def efficiency_start() -> Efficiency:
+    """The engine's costs (or ideal) the efficiency numbers start from, for the chosen GPU and model."""
+    chosen = st.session_state.get("engine", "auto")
+    model = presets.model_base(st.session_state.get("model", presets.TOY_MODEL_ID))
+    gpu_id = st.session_state.get("gpu", presets.TOY_GPU_ID)
+    return default_efficiency(gpu_id, model) if chosen == "auto" else efficiency_base(chosen, model)
+
+
+def pricing_start() -> Pricing:
+    """The prices the price boxes start from: the chosen API's list prices, or the lesson's."""
+    api = st.session_state.get("api", NO_API)
+    return Pricing() if api in (None, NO_API) else pricing_of(lookup(api))
+
+
+def _set(fields: dict[str, Input], spec: Any) -> None:
+    """Every field of `spec` into its widget, in the widget's unit (a choice as its option's text)."""
+    st.session_state.update({i.key: _widget_value(i, getattr(spec, name)) for name, i in fields.items()})
+
+
+def _widget_value(described_input: Input, value: Any) -> Any:
+    if described_input.choices:
+        return inputs.AUTO if value is None else str(value)
+    return value if described_input.kind is str else shown_value(described_input, value)
+
+
+def on_model() -> None:
+    _set(MODEL_INPUTS, presets.model_base(st.session_state["model"]))
+    _set(EFFICIENCY_INPUTS, efficiency_start())  # an engine's step cost counts the layers
+
+
+def on_gpu() -> None:
+    _set(GPU_INPUTS, presets.gpu_base(st.session_state["gpu"]))
+    _set(EFFICIENCY_INPUTS, efficiency_start())  # "automatic" follows the GPU
+
+
+def on_engine() -> None:
+    _set(EFFICIENCY_INPUTS, efficiency_start())
+
+
+def on_api() -> None:
+    _set(PRICES, pricing_start())
+
+
+def seed(scenario: Scenario) -> None:
+    """Every sidebar widget set from a scenario (a loaded file, a lesson button)."""
+    eff = scenario.efficiency.label
+    st.session_state.update(
+        model=scenario.model.id,
+        gpu=scenario.gpu.id,
+        engine="auto" if eff == default_efficiency(scenario.gpu.id, scenario.model).label else eff,
+        api=scenario.pricing.api_model or NO_API,
+    )
+    for fields, spec in (
+        (MODEL_INPUTS, scenario.model),
+        (GPU_INPUTS, scenario.gpu),
+        (EFFICIENCY_INPUTS, scenario.efficiency),
+        (PRECISION, scenario.precision),
+        (WORKLOAD, scenario.workload),
+        (PRICING, scenario.pricing),
+    ):
+        _set(fields, spec)
+
+
+def flat_of_widgets() -> dict[str, str]:
+    """The widgets' values as the scenario's flat form (shown units, as typed)."""
+    values = st.session_state
+    flat = {"model": values.get("model", presets.TOY_MODEL_ID), "gpu": values.get("gpu", presets.TOY_GPU_ID)}
+    flat["engine"] = values.get("engine", "auto")
+    api = values.get("api", NO_API)
+    if api not in (None, NO_API):
+        flat["api"] = api
+    for key, described_input in INPUTS.items():
+        value = values.get(key)
+        if described_input.kind is str:
+            name = clean_name(value or "")
+            if name:
+                flat[key] = name
+        elif value is None or value == inputs.AUTO:
+            if described_input.optional:
+                flat[key] = ""
+        else:
+            flat[key] = str(int(value)) if described_input.kind is int else repr(float(value))
+    return flat
+
+
+def build() -> tuple[Scenario | None, str | None]:
+    """This run's Scenario from the widgets, or (None, why) in the sidebar's words (labels, not keys)."""
+    try:
+        return cached_scenario(tuple(flat_of_widgets().items())), None
+    except ValueError as error:
+        message = str(error)
+        key = message.split(" ", 1)[0].rstrip(":,")
+        if key in INPUTS:
+            message = INPUTS[key].label + message[len(key) :]
+        return None, message
+
+
+def typed_name_problems() -> list[str]:
+    """Names that lost characters to the cleaning (a name keeps letters, digits, spaces and .-+/()#,)."""
+    return [
+        f"{INPUTS[key].label}: only letters, digits, spaces and .-+/()#, are kept."
+        for key in ("mname", "gname")
+        if (typed := st.session_state.get(key) or "").strip() != clean_name(typed)
+    ]
