@@ -60,7 +60,7 @@ def bill_vs_reply_length(scenario: Scenario) -> go.Figure:
     """
     pricing, work = scenario.pricing, scenario.workload
     m = reply_lengths(work.output_tokens)
-    cost = reply_cost(pricing, work.prompt_tokens, m, work.cached_prompt_tokens)
+    cost = reply_cost(pricing, work.prompt_tokens, m, work.cached_prompt_tokens, work.cache_write_tokens)
 
     def month(usd: float | np.ndarray) -> np.ndarray:
         return monthly_cost_usd(np.broadcast_to(usd, m.shape), pricing.replies_per_day, pricing.days_per_month)
@@ -68,8 +68,11 @@ def bill_vs_reply_length(scenario: Scenario) -> go.Figure:
     parts = (
         ("input", cost.input_usd, theme.INPUT_COST),
         ("cached input", cost.cached_input_usd, theme.CACHED_COST),
+        ("cache writes", cost.cache_write_usd, theme.CACHED_COST),
+        ("per-request fee", cost.request_usd, theme.CEILING),
         ("output", cost.output_usd, theme.OUTPUT_COST),
     )
+    shown = {"cached input": work.cached_prompt_tokens > 0, "cache writes": work.cache_write_tokens > 0}
     traces = [
         {
             "type": "scatter",
@@ -82,11 +85,13 @@ def bill_vs_reply_length(scenario: Scenario) -> go.Figure:
             "hovertemplate": f"{name}: $%{{y:,.2f}}<extra></extra>",
         }
         for name, usd, colour in parts
-        if name != "cached input" or work.cached_prompt_tokens > 0
+        if shown.get(name, name != "per-request fee" or cost.request_usd > 0)
     ]
     here = float(
         monthly_cost_usd(
-            reply_cost(pricing, work.prompt_tokens, work.output_tokens, work.cached_prompt_tokens).total_usd,
+            reply_cost(
+                pricing, work.prompt_tokens, work.output_tokens, work.cached_prompt_tokens, work.cache_write_tokens
+            ).total_usd,
             pricing.replies_per_day,
             pricing.days_per_month,
         )
@@ -182,16 +187,28 @@ def bill_vs_replies_per_day(est: Estimate) -> go.Figure:
 def cost_split_table(scenario: Scenario, est: Estimate) -> pd.DataFrame:
     """One reply's bill by what is billed, with its monthly total and share."""
     pricing, work, cost = scenario.pricing, scenario.workload, est.reply_cost
-    rows = (
-        (
-            "input (uncached prompt)",
-            work.prompt_tokens - work.cached_prompt_tokens,
-            pricing.input_usd_per_million_tokens,
-            cost.input_usd,
-        ),
-        ("cached input", work.cached_prompt_tokens, pricing.cached_input_usd_per_million_tokens, cost.cached_input_usd),
-        ("output", work.output_tokens, pricing.output_usd_per_million_tokens, cost.output_usd),
-    )
+    fresh = work.prompt_tokens - work.cached_prompt_tokens - work.cache_write_tokens
+
+    def per_million(usd: float, tokens: int, listed: float | None) -> float:
+        # What was paid per token (a long-prompt tier's rate when one applied), else the listed price.
+        return (
+            usd / tokens * 1e6 if tokens else (listed if listed is not None else pricing.input_usd_per_million_tokens)
+        )
+
+    rows = [
+        ("input (uncached prompt)", fresh, per_million(cost.input_usd, fresh, pricing.input_usd_per_million_tokens),
+         cost.input_usd),
+        ("cached input (cache reads)", work.cached_prompt_tokens,
+         per_million(cost.cached_input_usd, work.cached_prompt_tokens, pricing.cached_input_usd_per_million_tokens),
+         cost.cached_input_usd),
+        ("cache writes", work.cache_write_tokens,
+         per_million(cost.cache_write_usd, work.cache_write_tokens, pricing.cache_write_usd_per_million_tokens),
+         cost.cache_write_usd),
+        ("output", work.output_tokens, per_million(cost.output_usd, work.output_tokens,
+                                                   pricing.output_usd_per_million_tokens), cost.output_usd),
+    ]  # fmt: skip
+    if cost.request_usd:
+        rows.append(("per-request fee", 0, math.nan, cost.request_usd))
     total = cost.total_usd
     frame = pd.DataFrame(
         [

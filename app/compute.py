@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from app.measurements import Measurements, read_measurements
 from core.batching import BatchSweep
 from core.estimate import Estimate, estimate
 from core.lesson import Drills, LabRun, drills, lab_run, simulate_measurements
@@ -65,6 +66,12 @@ def cached_latency_line(scenario: Scenario, output_tokens: tuple[int, ...]) -> n
         workload.batch_size,
     )
     return est.ttft_s + np.asarray(decode, dtype=float)
+
+
+@st.cache_data(max_entries=32)
+def cached_measurements(source: bytes | str | None, uploaded: bool) -> tuple[Measurements | None, str | None]:
+    """A user's CSV parsed once, not on every rerun (10,000 rows take a while); the last 32 kept."""
+    return read_measurements(source, uploaded)
 
 
 @st.cache_data(max_entries=256, hash_funcs=_HASH)

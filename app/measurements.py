@@ -53,12 +53,14 @@ def _text(data: bytes | str) -> str:
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if len(raw) > MAX_BYTES:
         raise ValueError(f"the file is {len(raw) / 1024:,.1f} KB; the limit is {MAX_BYTES // 1024} KB")
-    if b"\x00" in raw:
+    # Windows tools save "Unicode text" as UTF-16 with a byte-order mark: text, not a binary file.
+    encoding = "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+    if encoding != "utf-16" and b"\x00" in raw:
         raise ValueError("this looks like a binary file, not a CSV: save it as plain text (UTF-8)")
     try:
-        text = raw.decode("utf-8-sig")
+        text = raw.decode(encoding)
     except UnicodeDecodeError as error:
-        raise ValueError(f"the file is not UTF-8 text (bad byte at position {error.start})") from None
+        raise ValueError(f"the file is not {encoding.upper()[:6]} text (bad byte at position {error.start})") from None
     if not text.strip():
         raise ValueError(f"the file is empty: give a header `{TOKENS},latency_ms` and at least two rows")
     for row, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
@@ -164,11 +166,14 @@ def parse_measurements(data: bytes | str) -> Measurements:
     return Measurements(tokens, latency, header[2])
 
 
-def read_measurements(source: bytes | str | None) -> tuple[Measurements | None, str | None]:
-    """(rows, None) for a good file, (None, the parser's message) for a bad one, (None, None) for nothing."""
-    if not source or not source.strip():
+def read_measurements(source: bytes | str | None, uploaded: bool = False) -> tuple[Measurements | None, str | None]:
+    """(rows, None) for a good file, (None, the parser's message) for a bad one, (None, None) for nothing.
+
+    An uploaded file is never "nothing": an empty one gets the parser's message.
+    """
+    if not uploaded and (not source or not source.strip()):
         return None, None
     try:
-        return parse_measurements(source), None
+        return parse_measurements(source or b""), None
     except ValueError as error:
         return None, str(error)

@@ -14,8 +14,8 @@ from core.billing import ratio
 from core.lesson import JITTER, REFERENCE_PREDICTIONS
 
 NUMBER = st.column_config.NumberColumn
-COLUMNS = {  # every money and time column of both tables, shown the same way
-    "USD per million tokens": NUMBER(format="$%.2f"), "USD per reply": NUMBER(format="$%.6f"),
+COLUMNS = {  # every money and time column of both tables, shown the same way (prices keep their digits: $0.075)
+    "USD per million tokens": NUMBER(format="$%.4g"), "USD per reply": NUMBER(format="$%.3g"),
     "USD per month": NUMBER(format="$%,.2f"), "share of the bill": NUMBER(format="percent"),
     "TTFT (ms)": NUMBER(format="%.2f"), "latency (ms)": NUMBER(format="%,.2f"),
 }  # fmt: skip
@@ -54,16 +54,15 @@ short_tokens = int(page_inputs.value("short"))
 st.caption("The short reply's length is set in the sidebar, under 'Comparison'.")
 short = cached_estimate(replace(scenario, workload=replace(work, output_tokens=int(short_tokens))))
 lengths = f"{work.output_tokens:,} vs {short_tokens:,} tokens"
-costs = (
-    f"{fmt.ratio(ratio(est.cost_per_reply_usd, short.cost_per_reply_usd))} the cost"
-    if short.cost_per_reply_usd
-    else "free"
-)
+long_s, short_s = fmt.durations(est.total_s, short.total_s)  # one unit for both
+# The headline is the ratio (short enough for a phone); the two values sit under it.
+cost_ratio = fmt.ratio(ratio(est.cost_per_reply_usd, short.cost_per_reply_usd)) if short.cost_per_reply_usd else "free"
 latency_col, cost_col = st.columns(2, border=True)
-latency_col.metric(f"Latency, {lengths}", f"{fmt.duration(est.total_s)} vs {fmt.duration(short.total_s)}",
-                   f"{fmt.ratio(ratio(est.total_s, short.total_s))} the latency", delta_color="off", delta_arrow="off")  # fmt: skip
-cost_col.metric(f"Cost per reply, {lengths}", f"{fmt.usd(est.cost_per_reply_usd)} vs {fmt.usd(short.cost_per_reply_usd)}",
-                costs, delta_color="off", delta_arrow="off")  # fmt: skip
+latency_col.metric(f"Latency, {lengths}", fmt.ratio(ratio(est.total_s, short.total_s)),
+                   f"{long_s} vs {short_s}", delta_color="off", delta_arrow="off")  # fmt: skip
+cost_col.metric(f"Cost per reply, {lengths}", cost_ratio,
+                f"{fmt.usd(est.cost_per_reply_usd)} vs {fmt.usd(short.cost_per_reply_usd)}",
+                delta_color="off", delta_arrow="off")  # fmt: skip
 lab = cached_lab_run(REFERENCE_PREDICTIONS).part3
 st.caption(
     f"Latencies here are the model's, without jitter. The lesson's lab jitters each decode step by ±{JITTER:.0%}, "

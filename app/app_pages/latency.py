@@ -9,7 +9,7 @@ import streamlit as st
 
 from app import charts, compute, lesson_scenarios, page_inputs
 from app import formatting as fmt
-from app.measurements import EXAMPLE, MAX_BYTES, MAX_ROWS, read_measurements
+from app.measurements import EXAMPLE, MAX_BYTES, MAX_ROWS
 from app.page_inputs import SIMULATIONS
 from app.state import current_scenario
 from app.sweeps import SIMULATED_OUTPUT_CAP, output_grid, simulated_lengths
@@ -104,7 +104,9 @@ pasted = st.text_area(
     height=150,
     placeholder=f"For example:\n{EXAMPLE}",
 )
-data, problem = read_measurements(upload.getvalue() if upload is not None else pasted)
+if upload is not None and (pasted or "").strip():
+    st.info("Reading the uploaded file; the text pasted in the box is not used while a file is uploaded.")
+data, problem = compute.cached_measurements(upload.getvalue() if upload is not None else pasted, upload is not None)
 if problem:
     st.warning(f"Could not read your measurements: {problem}")
 if data is not None:
@@ -112,6 +114,12 @@ if data is not None:
     cols = st.columns(4)
     cols[0].metric("TPOT, your fit", fmt.ms(fit.tpot_s, 3), f"model {fmt.ms(est.tpot_s)}", **NOTE)
     cols[1].metric("TTFT, your fit", fmt.ms(fit.ttft_s), f"model {fmt.ms(est.ttft_s)}", **NOTE)
+    if fit.ttft_s < 0:
+        st.info(
+            f"The fitted line crosses zero below M = 0 (intercept {fmt.ms(fit.ttft_s)}): no time can be negative, "
+            "so your measurements' TTFT is too small to see beside their spread. Measure TTFT directly (the time "
+            "to the first streamed token), or add short replies (1–10 tokens) to pin the intercept down."
+        )
     cols[2].metric("R²", f"{fit.r_squared:.4f}", f"{fit.points} rows", **NOTE)
     step = est.decode
     peak_bandwidth = scenario.gpu.memory_bandwidth_bytes_per_s * scenario.workload.gpu_count

@@ -89,12 +89,22 @@ def test_zero_traffic_still_draws_an_axis() -> None:
 
 def test_the_cost_split_table_adds_up_and_round_trips_through_csv() -> None:
     table = bill_charts.cost_split_table(LESSON, estimate(LESSON))
-    assert list(table.index) == ["input (uncached prompt)", "cached input", "output"]
-    assert table["USD per reply"].tolist() == pytest.approx([0.0001, 0.0, 0.00075])
+    assert list(table.index) == ["input (uncached prompt)", "cached input (cache reads)", "cache writes", "output"]
+    assert table["USD per reply"].tolist() == pytest.approx([0.0001, 0.0, 0.0, 0.00075])
     assert table["USD per month"].sum() == pytest.approx(2550)
     assert table["share of the bill"].sum() == pytest.approx(1)
     again = pd.read_csv(io.StringIO(table.to_csv()), index_col=0)
-    assert again["tokens per reply"].tolist() == [200, 0, 500]
+    assert again["tokens per reply"].tolist() == [200, 0, 0, 500]
+
+
+def test_the_cost_split_shows_the_rate_a_long_prompt_tier_paid() -> None:
+    # gemini-2.5-pro above 200,000 prompt tokens: $2.50 in and $15 out per million (base $1.25 / $10).
+    scenario = Scenario.from_flat({"api": "google/gemini-2.5-pro", "prompt": "250000"})
+    table = bill_charts.cost_split_table(scenario, estimate(scenario))
+    assert table.loc["input (uncached prompt)", "USD per million tokens"] == pytest.approx(2.5)
+    assert table.loc["output", "USD per million tokens"] == pytest.approx(15.0)
+    # 250,000 × 2.5e-6 + 500 × 15e-6 = $0.625 + $0.0075
+    assert table["USD per reply"].sum() == pytest.approx(0.6325)
 
 
 def test_a_free_api_has_no_shares_rather_than_a_division_by_zero() -> None:

@@ -115,7 +115,8 @@ def test_300_kb_file_is_refused_before_parsing():
 HOSTILE = [
     ("binary (PNG header)", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", ["binary"]),
     ("not UTF-8", b"output_tokens,latency_ms\n1,30\xff\n", ["not UTF-8"]),
-    ("UTF-16", "output_tokens,latency_ms\n1,30\n2,40\n".encode("utf-16"), ["binary"]),  # its NUL bytes give it away
+    # UTF-16 without its byte-order mark is NUL bytes every other byte: not text we can read.
+    ("UTF-16 without a BOM", "output_tokens,latency_ms\n1,30\n".encode("utf-16-le"), ["binary"]),
     ("formula =", b"output_tokens,latency_ms\n1,=cmd|' /C calc'!A0\n2,40\n", ["row 2", "latency_ms", "formula"]),
     ("formula @", b"output_tokens,latency_ms\n1,30\n@SUM(1+1),40\n", ["row 3", "output_tokens", "formula"]),
     (
@@ -179,3 +180,15 @@ def test_a_bad_file_reads_as_the_parsers_message():
     assert data is None and problem == "need at least 2 rows of measurements, got 1"
     data, problem = read_measurements(EXAMPLE.encode())
     assert problem is None and data is not None and data.rows == 3
+
+
+def test_a_utf16_file_with_its_byte_order_mark_is_read_as_text() -> None:
+    # What Excel's "Unicode Text" and Windows' Notepad save: UTF-16 with a BOM (issue 11: it was called binary).
+    data = parse_measurements("output_tokens,latency_ms\n1,30\n2,40\n".encode("utf-16"))
+    assert data.output_tokens.tolist() == [1, 2] and data.latency_s.tolist() == [0.030, 0.040]
+
+
+def test_an_empty_uploaded_file_gets_a_message_and_an_empty_box_does_not() -> None:
+    assert read_measurements(b"", uploaded=True) == (None, read_measurements(b"  ", uploaded=True)[1])
+    assert "empty" in (read_measurements(b"", uploaded=True)[1] or "")
+    assert read_measurements("", uploaded=False) == (None, None)
