@@ -297,14 +297,14 @@ def batch_sweep(
         traces.append(
             _line(x, y, f"past the memory ceiling ({fmt.count(fits)} fit)", theme.CEILING, "", width=0, **band)
         )
-        notes.append(
+        notes.append(  # left of the band's edge: to its right the plot may end (a phone)
             {
                 "x": _log10(edge),
                 "y": 1,
                 "yref": "paper",
                 "yanchor": "top",
                 "text": f"memory ceiling: {fmt.count(fits)} fit",
-                **_NOTE,
+                **{**_NOTE, "xanchor": "right", "xshift": -4},
             }
         )
     traces += _throughput(b, r, c > 0.5)
@@ -323,7 +323,10 @@ def batch_sweep(
         440,
         annotations=notes,
         hovermode="x unified",
-        xaxis=_axis("batch size (sequences decoded together)", type="log", dtick=1),
+        # The range is the sweep's own: left to autorange, the ceiling's note stretched it to ten million.
+        xaxis=_axis(
+            "batch size (sequences decoded together)", type="log", dtick=1, range=[_log10(b[0]), _log10(b[-1])]
+        ),
         yaxis=_axis("throughput (output tok/s)", range=[0, top]),
         yaxis2=_axis("decode step time (ms)", tickmode="auto", nticks=6, **step_axis),
     )

@@ -25,14 +25,16 @@ CHAR_PX = 7.0  # 12 px sans-serif
 GAP_PX = 12.0
 SPACING = 1.6  # on the slope, a label's point at least this factor right of the last label's
 ROW_PX = 16  # one row of labels below the flat roof
+PHONE_PLOT_PX = 300  # the plot on a 390-px phone: a label that would run off the right edge there turns left
 ABOVE_LEFT = {"xanchor": "right", "yanchor": "bottom", "xshift": -3, "yshift": 3}
 BELOW_RIGHT = {"xanchor": "left", "yanchor": "top", "xshift": 5}
+BELOW_LEFT = {"xanchor": "right", "yanchor": "top", "xshift": -5}
 Roof = Callable[[float], Any]  # intensity (FLOP/byte) → attainable TFLOP/s
 
 
-def _width_decades(text: str, x_range: tuple[float, float]) -> float:
+def _width_decades(text: str, x_range: tuple[float, float], plot_px: float = PLOT_WIDTH_PX) -> float:
     """How much of the log axis a label covers, in decades, gap included."""
-    return (len(text) * CHAR_PX + GAP_PX) * math.log10(x_range[1] / x_range[0]) / PLOT_WIDTH_PX
+    return (len(text) * CHAR_PX + GAP_PX) * math.log10(x_range[1] / x_range[0]) / plot_px
 
 
 def _groups(
@@ -90,11 +92,14 @@ def roofline_notes(
     for text, x, row in sorted([*placed, ("prefill", prefill, 0.0)], key=lambda label: label[1]):
         where = ABOVE_LEFT
         if row is not None or text == "prefill":
-            span = (math.log10(x), math.log10(x) + _width_decades(text, x_range))
+            # Right of its point, unless it would run off the plot's right edge on a phone: then left.
+            turns = math.log10(x) + _width_decades(text, x_range, PHONE_PLOT_PX) > math.log10(x_range[1])
+            width = _width_decades(text, x_range)
+            span = (math.log10(x) - width, math.log10(x)) if turns else (math.log10(x), math.log10(x) + width)
             free = [r for r, taken in enumerate(rows) if all(span[1] <= a or span[0] >= b for a, b in taken)]
             row = free[0] if free else len(rows)
             rows += [] if free else [[]]
             rows[row].append(span)
-            where = {**BELOW_RIGHT, "yshift": -9 - ROW_PX * row}
+            where = {**(BELOW_LEFT if turns else BELOW_RIGHT), "yshift": -9 - ROW_PX * row}
         notes.append({"x": math.log10(x), "y": math.log10(float(roof(x))), "text": text, "showarrow": False, **where})
     return notes

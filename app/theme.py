@@ -16,3 +16,7 @@ OUTPUT_COST = DECODE
 CACHED_COST = "#7FB8DA"
 
 BOUND_COLOURS = {"memory": MEMORY_BOUND, "compute": COMPUTE_BOUND}
+
+# Every chart's plotly config: no toolbar (on a phone it covers the legend); drag still zooms
+# and a double-click resets.
+PLOTLY_CONFIG = {"displayModeBar": False, "displaylogo": False}

@@ -5,11 +5,12 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from app import bill_charts, page_inputs
+from app import bill_charts, overview_text, page_inputs
 from app import formatting as fmt
 from app.compute import cached_estimate, cached_lab_run
 from app.safe import plain
 from app.state import current_scenario
+from app.theme import PLOTLY_CONFIG
 from core.billing import ratio
 from core.lesson import JITTER, REFERENCE_PREDICTIONS
 
@@ -31,6 +32,7 @@ est = cached_estimate(scenario)
 pricing, work, cost = scenario.pricing, scenario.workload, est.reply_cost
 
 st.title("Monthly bill")
+st.markdown(overview_text.price_source_line(scenario))
 st.info(
     "**The habit:** estimate the output tokens first — they move both the clock and the invoice.",
     icon=":material/lightbulb:",
@@ -73,9 +75,13 @@ table(bill_charts.short_long_table(short, est), "Download the comparison (CSV)",
 
 left, right = st.columns(2)
 left.subheader("The bill against reply length")
-left.plotly_chart(bill_charts.bill_vs_reply_length(scenario), key="bill_length_chart")
+left.plotly_chart(
+    config=PLOTLY_CONFIG, figure_or_data=bill_charts.bill_vs_reply_length(scenario), key="bill_length_chart"
+)
 right.subheader("The bill against traffic")
-right.plotly_chart(bill_charts.bill_vs_replies_per_day(est), key="bill_traffic_chart")
+right.plotly_chart(
+    config=PLOTLY_CONFIG, figure_or_data=bill_charts.bill_vs_replies_per_day(est), key="bill_traffic_chart"
+)
 
 st.subheader("Renting the GPUs instead")
 hosting = est.self_hosting
@@ -99,7 +105,11 @@ else:
         column.metric(label, value, help=meaning)
     room = est.memory.max_batch_that_fits
     bigger = "batch more, or keep the API" if room is None or room > work.batch_size else "keep the API"
-    verdict = ("Above the break-even (and within capacity) renting is cheaper; below it the API is." if hosting.breaks_even
-               else f"One fleet cannot serve the {fmt.count(hosting.break_even_replies_per_day)} replies a day it "
-                    f"would need to break even at this batch size: {bigger}.")  # fmt: skip
+    if est.cost_per_reply_usd == 0:
+        verdict = "The API is free at these prices: renting GPUs never pays."
+    elif hosting.breaks_even:
+        verdict = "Above the break-even (and within capacity) renting is cheaper; below it the API is."
+    else:
+        verdict = (f"One fleet cannot serve the {fmt.count(hosting.break_even_replies_per_day)} replies a day it "
+                   f"would need to break even at this batch size: {bigger}.")  # fmt: skip
     st.caption(f"{verdict} The API charges {fmt.usd(pricing.output_usd_per_million_tokens)} per million output tokens.")

@@ -13,6 +13,7 @@ from app.measurements import EXAMPLE, MAX_BYTES, MAX_ROWS
 from app.page_inputs import SIMULATIONS
 from app.state import current_scenario
 from app.sweeps import SIMULATED_OUTPUT_CAP, output_grid, simulated_lengths
+from app.theme import PLOTLY_CONFIG
 from core.fit import fit_latency_line, implied_mbu
 from core.lesson import JITTER
 
@@ -59,7 +60,10 @@ cols[0].metric("TPOT, model", fmt.ms(est.tpot_s))
 cols[1].metric("TPOT, fitted (slope)", fmt.ms(sim_fit.tpot_s, 3))
 cols[2].metric("TTFT, model", fmt.ms(est.ttft_s))
 cols[3].metric("TTFT, fitted (intercept)", fmt.ms(sim_fit.ttft_s))
-st.plotly_chart(charts.latency_line(line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit, chord=chord))
+st.plotly_chart(
+    config=PLOTLY_CONFIG,
+    figure_or_data=charts.latency_line(line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit, chord=chord),
+)
 capped = f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast."
 st.caption(
     f"Seed {seed}, {SIMULATIONS[simulation]}: each of the {fmt.count(sum(sim_tokens))} simulated decode steps takes "
@@ -81,7 +85,7 @@ st.download_button(
 st.subheader("The asymmetry: the same tokens as prompt and as output")
 both = replace(scenario.workload, prompt_tokens=out, output_tokens=out, cached_prompt_tokens=0)
 same = compute.cached_estimate(replace(scenario, workload=both))
-st.plotly_chart(charts.asymmetry_bars(out, same.ttft_s, same.latency.decode_s))
+st.plotly_chart(config=PLOTLY_CONFIG, figure_or_data=charts.asymmetry_bars(out, same.ttft_s, same.latency.decode_s))
 st.markdown(
     f"{fmt.count(out)} tokens as a prompt ride one prefill pass: {fmt.duration(same.ttft_s)}. As output they need "
     f"{fmt.count(out)} decode passes: {fmt.duration(same.latency.decode_s)}, "
@@ -143,5 +147,8 @@ if data is not None:
     user_line = compute.cached_latency_line(scenario, user_tokens)
     measured = (data.output_tokens, data.latency_s)
     st.plotly_chart(
-        charts.latency_line(user_tokens, user_line, est.ttft_s, measured, fit, "your measurements", chord=chord)
+        config=PLOTLY_CONFIG,
+        figure_or_data=charts.latency_line(
+            user_tokens, user_line, est.ttft_s, measured, fit, "your measurements", chord=chord
+        ),
     )

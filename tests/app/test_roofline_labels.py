@@ -53,7 +53,20 @@ def test_every_batch_is_named_once_and_labels_below_the_roof_never_overlap(point
     for n in shown:
         below_the_flat_roof = n["text"] != "prefill" and n["yanchor"] == "top"
         if below_the_flat_roof or (n["text"] == "prefill" and prefill > ridge):
-            rows.setdefault(n["yshift"], []).append((n["x"], n["x"] + width(n["text"], x_range)))
+            # A label anchored on its right (it turned left, away from the plot's edge) spans leftward.
+            extent = width(n["text"], x_range)
+            span = (n["x"] - extent, n["x"]) if n["xanchor"] == "right" else (n["x"], n["x"] + extent)
+            rows.setdefault(n["yshift"], []).append(span)
     for spans in rows.values():
         spans.sort()
         assert all(a_end <= b_start + 1e-9 for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
+
+
+def test_a_label_that_would_run_off_a_phones_plot_turns_left():
+    # The x axis ends at 2,000 FLOP/byte (log10 = 3.3); "B=1" pinned at 1,500 (log10 = 3.18) would need
+    # (3 × 7 + 12) px × log10(2000 / 0.25) / 300 px = 0.43 decades on a phone: it turns left of its point.
+    (label,) = [n for n in notes([1500.0], prefill=5.0) if n["text"] == "B=1"]
+    assert (label["xanchor"], label["yanchor"]) == ("right", "top")
+    # Far from the edge it stays right of its point.
+    (label,) = [n for n in notes([200.0], prefill=5.0) if n["text"] == "B=1"]
+    assert label["xanchor"] == "left"

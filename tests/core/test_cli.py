@@ -7,8 +7,10 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core.cli import main
+from core.cli import build_parser, main
 from core.cli.reports import JSON_KEYS
 
 
@@ -282,3 +284,46 @@ def test_calibrate_load_prints_every_split_per_slice(capsys):
     assert "  all          all          264       10.4%       22.0%" in out
     assert "tp           TP8" in out and "precision    nvfp4" in out
     assert "vllm: MBU 0.73, MFU 0.48" in out
+
+
+# --- any argument list: exit 0, or exit 2 with one short line; never an exception ------------------
+
+
+_OPTIONS = [
+    action.option_strings[0]
+    for action in build_parser()._subparsers._group_actions[0].choices["estimate"]._actions  # type: ignore[union-attr]
+    if action.option_strings and action.option_strings[0] not in ("-h", "--help")
+]
+_VALUES = (
+    st.sampled_from(
+        ["abc", "", "0", "-1", "1e400", "inf", "nan", "9" * 400, "x" * 10_000, "1.5", "8", "h100-sxm", "custom", "\x00"]
+    )
+    | st.text(max_size=20)
+    | st.integers(-(10**30), 10**30).map(str)
+    | st.floats().map(repr)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_OPTIONS), _VALUES), max_size=6), st.booleans())
+def test_any_argument_list_exits_0_or_2_with_one_short_line(pairs, as_json):
+    import contextlib
+    import io
+
+    argv = ["estimate", *[item for option, value in pairs for item in (option, value)]]
+    argv += ["--json"] if as_json else []
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as stop:
+            code = stop.code
+    if code == 0:
+        assert out.getvalue() and not err.getvalue()
+        if as_json:
+            json.loads(out.getvalue())  # well-formed, numpy values included
+    else:
+        assert code == 2, (argv, code)
+        message = err.getvalue()
+        assert message.count("\n") == 1 and len(message) < 200, (argv, message)
+        assert "Traceback" not in message
