@@ -17,6 +17,7 @@ from typing import NoReturn
 
 from core.cli.prices import add_prices_arguments
 from core.cli.scenario_args import add_scenario_options, scenario_from_args
+from core.fields import cut
 
 SUBCOMMANDS = ("lab", "estimate", "presets", "calibrate", "prices")
 
@@ -25,7 +26,10 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a bad value in one line (no usage dump) and exits with 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        # One line, short: argparse repeats what was typed ("unrecognized arguments: 999…"), so
+        # long words are cut and the line is capped (a 10,000-character value is not echoed whole).
+        words = " ".join(cut(word, 40) for word in message.replace("\n", " ").split(" "))
+        self.exit(2, f"{self.prog}: error: {cut(words, 170)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
