@@ -16,33 +16,26 @@ import plotly.graph_objects as go
 
 from app import formatting as fmt
 from app import theme
+from app.figures import Trace, axis, figure
 from core.billing import monthly_cost_usd, reply_cost
 from core.estimate import Estimate
 from core.scenario import Scenario
 
 POINTS = 121
-_CLEAR = "rgba(0,0,0,0)"
-_LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"}
 
 
-def _figure(
-    traces: list[dict], x_title: str, y_title: str, log: bool = False, marks: list[dict] | None = None
+def _money_figure(
+    traces: list[Trace], x_title: str, y_title: str, log: bool = False, marks: list[dict] | None = None
 ) -> go.Figure:
-    """One Figure call with plain dicts: plotly validates once (incremental updates cost ~10 ms each)."""
-    axis = {"type": "log"} if log else {}
-    return go.Figure(
-        data=traces,
-        layout={
-            "height": 380,
-            "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-            "paper_bgcolor": _CLEAR,
-            "plot_bgcolor": _CLEAR,
-            "legend": _LEGEND,
-            "hovermode": "x unified",
-            "xaxis": {"title": {"text": x_title}, "hoverformat": ",.0f", **axis},
-            "yaxis": {"title": {"text": y_title}, "tickprefix": "$", "separatethousands": True, **axis},
-            "shapes": marks or [],
-        },
+    """Dollars up, a hover that reads every line at one x, log–log when the traffic spans decades."""
+    scale = {"type": "log"} if log else {}
+    return figure(
+        traces,
+        380,
+        hovermode="x unified",
+        xaxis=axis(x_title, hoverformat=",.0f", **scale),
+        yaxis=axis(y_title, tickprefix="$", separatethousands=True, **scale),
+        shapes=marks or [],
     )
 
 
@@ -107,7 +100,7 @@ def bill_vs_reply_length(scenario: Scenario) -> go.Figure:
             "hovertemplate": "your reply: $%{y:,.2f} a month<extra></extra>",
         }
     )
-    return _figure(traces, "reply length (output tokens)", "monthly bill (USD)")
+    return _money_figure(traces, "reply length (output tokens)", "monthly bill (USD)")
 
 
 def replies_axis(replies_per_day: float) -> np.ndarray:
@@ -181,7 +174,7 @@ def bill_vs_replies_per_day(est: Estimate) -> go.Figure:
                 "line": {"color": theme.FIT, "dash": "dot"},
             }
         )
-    return _figure(traces, "replies per day (log scale)", "monthly bill (USD, log scale)", log=True, marks=marks)
+    return _money_figure(traces, "replies per day (log scale)", "monthly bill (USD, log scale)", log=True, marks=marks)
 
 
 def cost_split_table(scenario: Scenario, est: Estimate) -> pd.DataFrame:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.fields import inputs
 from core.lesson import PART1_OUTPUT_TOKENS, PART1_PROMPT_TOKENS, PART2_BATCH_SIZES, PART3_REPLIES
+from core.specs import Workload
 
 LINE_POINTS = 300
 SWEEP_POINTS = 300
 SIMULATED_OUTPUT_CAP = 20_000  # past this the per-step simulation would slow a cold rerun
-MAX_BATCH_SIZE = 1_000_000  # the Workload's own bound on batch size
+MAX_BATCH_SIZE = int(dict(inputs(Workload))["batch_size"].high)  # the Workload's own bound, read from its description
 
 
 def output_grid(top: int, points: int = LINE_POINTS) -> tuple[int, ...]:

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import charts, compute, lesson_scenarios, page_inputs
+from app import compute, latency_charts, lesson_scenarios, page_inputs
 from app import formatting as fmt
 from app.measurements import EXAMPLE, MAX_BYTES, MAX_ROWS
 from app.page_inputs import SIMULATIONS
@@ -62,7 +62,9 @@ cols[2].metric("TTFT, model", fmt.ms(est.ttft_s))
 cols[3].metric("TTFT, fitted (intercept)", fmt.ms(sim_fit.ttft_s))
 st.plotly_chart(
     config=PLOTLY_CONFIG,
-    figure_or_data=charts.latency_line(line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit, chord=chord),
+    figure_or_data=latency_charts.latency_line(
+        line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit, chord=chord
+    ),
 )
 capped = f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast."
 st.caption(
@@ -85,7 +87,9 @@ st.download_button(
 st.subheader("The asymmetry: the same tokens as prompt and as output")
 both = replace(scenario.workload, prompt_tokens=out, output_tokens=out, cached_prompt_tokens=0)
 same = compute.cached_estimate(replace(scenario, workload=both))
-st.plotly_chart(config=PLOTLY_CONFIG, figure_or_data=charts.asymmetry_bars(out, same.ttft_s, same.latency.decode_s))
+st.plotly_chart(
+    config=PLOTLY_CONFIG, figure_or_data=latency_charts.asymmetry_bars(out, same.ttft_s, same.latency.decode_s)
+)
 st.markdown(
     f"{fmt.count(out)} tokens as a prompt ride one prefill pass: {fmt.duration(same.ttft_s)}. As output they need "
     f"{fmt.count(out)} decode passes: {fmt.duration(same.latency.decode_s)}, "
@@ -148,7 +152,7 @@ if data is not None:
     measured = (data.output_tokens, data.latency_s)
     st.plotly_chart(
         config=PLOTLY_CONFIG,
-        figure_or_data=charts.latency_line(
+        figure_or_data=latency_charts.latency_line(
             user_tokens, user_line, est.ttft_s, measured, fit, "your measurements", chord=chord
         ),
     )

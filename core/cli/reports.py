@@ -185,7 +185,11 @@ def _self_hosting_line(result: Estimate) -> str:
 
 
 def presets_text() -> str:
+    from core.memory import kv_bytes_per_token
     from core.presets import gpu_presets, model_presets
+    from core.specs import Precision
+
+    SIXTEEN_BIT = Precision(weight_bits=16, kv_bits=16)
 
     lines = ["GPUs (dense peaks; * = compute estimated, not published)", ""]
     lines.append(f"  {'id':<16}{'name':<34}{'GB/s':>8}{'TF16':>9}{'TF8':>9}{'GB':>7}{'$/h':>8}")
@@ -207,7 +211,7 @@ def presets_text() -> str:
         shape = f"{m.kv_heads} x {m.head_dim}" if m.has_attention_shape else "-"
         if m.kv_latent_dim:
             shape = f"latent {m.kv_latent_dim}"
-        kv_kb = m.kv_elements_per_token_per_layer * 2 * (m.layers or 0) / 1e3
+        kv_kb = kv_bytes_per_token(m, SIXTEEN_BIT) / 1e3
         lines.append(
             f"  {m.id:<18}{m.name[:25]:<26}{m.total_params / PARAMS_PER_BILLION:>9.2f}"
             f"{m.active_params / PARAMS_PER_BILLION:>9.2f}{m.layers or '-':>7}{shape:>16}{kv_kb:>10.1f}"

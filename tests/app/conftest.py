@@ -34,7 +34,7 @@ def page_path(page: str) -> str:
     return page if page.endswith(".py") else f"app/app_pages/{page}.py"
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # session: module-scoped page fixtures use it too
 def open_app() -> Callable[..., AppTest]:
     """open_app(page=None, **query) → an AppTest that has run once (on `page` if given)."""
     return _open

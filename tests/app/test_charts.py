@@ -1,4 +1,4 @@
-"""The figure builders, called directly (no Streamlit): data, colours, units, size."""
+"""The figure builders (latency_charts, roofline_charts, figures), called directly (no Streamlit): data, colours, units, size."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app import charts, theme
+from app import figures, latency_charts, roofline_charts, theme
 from core.lesson import lab_run
 
 MAX_JSON = 100_000  # the issue's budget per figure
@@ -40,7 +40,7 @@ def _lesson_latency_figure(run):
     # The lesson's Part 1: TTFT 23.33 ms, TPOT 7 ms, a line over 1..1000 output tokens.
     tokens = np.arange(1, 1001)
     measured = (run.part1.output_tokens, run.part1.measured_latency_s)
-    return charts.latency_line(tokens, 0.023333 + 0.007 * tokens, 0.023333, measured, run.part1.fit)
+    return latency_charts.latency_line(tokens, 0.023333 + 0.007 * tokens, 0.023333, measured, run.part1.fit)
 
 
 def test_latency_line_data_colours_and_units(run):
@@ -49,7 +49,7 @@ def test_latency_line_data_colours_and_units(run):
     assert model.line.color == theme.DECODE
     assert model.x[0] == 0 and model.y[0] == pytest.approx(23.333)  # the line starts at TTFT, in ms
     assert model.y[-1] == pytest.approx(23.333 + 7 * 1000)  # 1,000 tokens × 7 ms on top
-    assert len(model.x) <= charts.MAX_POINTS  # 1,001 points thinned
+    assert len(model.x) <= figures.MAX_POINTS  # 1,001 points thinned
     ttft = _trace(fig, "TTFT")
     assert ttft.marker.color == theme.PREFILL and list(ttft.x) == [0]
     assert ttft.name == "TTFT (prefill) 23.33 ms"
@@ -70,13 +70,13 @@ def test_latency_line_data_colours_and_units(run):
 
 
 def test_latency_line_without_measurements_has_two_traces():
-    fig = charts.latency_line([1, 2], [0.017, 0.024], 0.010)
+    fig = latency_charts.latency_line([1, 2], [0.017, 0.024], 0.010)
     assert [t.name.split(":")[0] for t in fig.data] == ["model", "TTFT (prefill) 10.00 ms"]
 
 
 def test_asymmetry_bars(run):
     # The lesson's punchline: 500 prompt tokens 23.33 ms, 500 output tokens 3,500 ms.
-    fig = charts.asymmetry_bars(500, run.part1.prompt_as_input_s, run.part1.prompt_as_output_s)
+    fig = latency_charts.asymmetry_bars(500, run.part1.prompt_as_input_s, run.part1.prompt_as_output_s)
     bars = fig.data[0]
     assert list(bars.x) == pytest.approx([3500.0, 23.333], abs=1e-3)
     assert list(bars.marker.color) == [theme.DECODE, theme.PREFILL]
@@ -90,7 +90,9 @@ def test_asymmetry_bars(run):
 def _lesson_roofline(run):
     sweep = run.part2.sweep
     # Prefill of 500 tokens: 500 × 14e9 FLOPs over 14e9 bytes = 500 FLOP/byte.
-    return charts.roofline(150.0, 300e12, 2e12, sweep.batch_size.astype(int), sweep.intensity_flop_per_byte, 500.0)
+    return roofline_charts.roofline(
+        150.0, 300e12, 2e12, sweep.batch_size.astype(int), sweep.intensity_flop_per_byte, 500.0
+    )
 
 
 def test_roofline_roof_ridge_and_points(run):
@@ -132,7 +134,7 @@ def test_roofline_roof_ridge_and_points(run):
 
 def test_roofline_shows_the_datasheet_roof_when_derated():
     # MBU 0.8, MFU 0.5 on the toy GPU: effective 1.6 TB/s and 150 TFLOP/s, ridge 93.75.
-    fig = charts.roofline(93.75, 150e12, 1.6e12, [1], [1.0], 200.0, peaks=(300e12, 2e12))
+    fig = roofline_charts.roofline(93.75, 150e12, 1.6e12, [1], [1.0], 200.0, peaks=(300e12, 2e12))
     datasheet = _trace(fig, "datasheet")
     assert max(datasheet.y) == pytest.approx(300)
     assert max(_trace(fig, "roof").y) == pytest.approx(150)
@@ -141,7 +143,7 @@ def test_roofline_shows_the_datasheet_roof_when_derated():
 def _lesson_sweep_figure(points=400, max_fit=None):
     batch = np.unique(np.r_[np.geomspace(1, 600, points).round(), 150])  # the page adds the table's batches
     step = np.maximum(0.007, batch * 14e9 / 300e12)  # the toy model: 7 ms until B = 150, then B × 46.7 µs
-    return charts.batch_sweep(
+    return roofline_charts.batch_sweep(
         batch, step, batch / step, batch > 150, critical_batch=150, max_batch_that_fits=max_fit, scenario_batch=1
     )
 
@@ -149,7 +151,9 @@ def _lesson_sweep_figure(points=400, max_fit=None):
 def test_crowded_roofline_labels_share_a_label_and_never_overlap():
     # Llama 3.1 70B on 2× H100 (fp8): decode at 300, 324 and 389 sits at 372, 390 and 433 FLOP/byte,
     # around the ridge at 389, with prefill at 400 on top of them.
-    fig = charts.roofline(389.0, 2.2e15, 5.7e12, [1, 150, 300, 324, 389], [2.0, 230.0, 372.0, 390.0, 433.0], 400.0)
+    fig = roofline_charts.roofline(
+        389.0, 2.2e15, 5.7e12, [1, 150, 300, 324, 389], [2.0, 230.0, 372.0, 390.0, 433.0], 400.0
+    )
     memory, compute = _trace(fig, "decode (memory"), _trace(fig, "decode (compute")
     assert list(compute.customdata) == [324, 389]  # hover still names every batch
     assert memory.mode == compute.mode == "markers"  # labels are annotations, placed below
@@ -200,7 +204,7 @@ def test_batch_sweep_memory_ceiling_band():
 def test_long_sweeps_are_thinned_to_the_budget():
     batch = np.arange(1, 20_001, dtype=float)
     step = np.full(batch.shape, 0.007)
-    fig = charts.batch_sweep(
+    fig = roofline_charts.batch_sweep(
         batch,
         step,
         batch / step,
@@ -209,14 +213,14 @@ def test_long_sweeps_are_thinned_to_the_budget():
         max_batch_that_fits=None,
         scenario_batch=1,
     )
-    assert all(len(t.x) <= charts.MAX_POINTS for t in fig.data)
+    assert all(len(t.x) <= figures.MAX_POINTS for t in fig.data)
     assert len(fig.to_json()) <= MAX_JSON
 
 
 @given(st.integers(1, 5000), st.integers(2, 600))
 def test_thin_keeps_endpoints_and_the_budget(n, budget):
     x = np.arange(n, dtype=float)
-    (kept,) = charts.thin(x, max_points=budget)
+    (kept,) = figures.thin(x, max_points=budget)
     assert len(kept) <= max(budget, 0) or n <= budget
     assert kept[0] == 0 and kept[-1] == n - 1
     assert np.all(np.diff(kept) > 0)

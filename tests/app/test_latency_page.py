@@ -10,18 +10,7 @@ from app.measurements import parse_measurements
 from core.estimate import estimate
 from core.scenario import Scenario
 
-ENTRY = "../../streamlit_app.py"
-PAGE = "app/app_pages/latency.py"
 LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "engine": "typical"}
-
-
-def open_page(**query: str) -> AppTest:
-    at = AppTest.from_file(ENTRY, default_timeout=30)
-    at.query_params.update(query)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -33,8 +22,8 @@ def text(at: AppTest) -> str:
 
 
 @pytest.fixture(scope="module")
-def default_page() -> AppTest:
-    return open_page()
+def default_page(open_app) -> AppTest:
+    return open_app("latency")
 
 
 def test_model_and_fitted_values_at_the_defaults(default_page):
@@ -72,8 +61,8 @@ def test_asymmetry_at_the_defaults(default_page):
     assert "500 decode passes: 3.50 s, **150.0x slower**" in shown
 
 
-def test_changing_the_seed_changes_the_simulation_not_the_model():
-    at = open_page()
+def test_changing_the_seed_changes_the_simulation_not_the_model(open_app):
+    at = open_app("latency")
     first = at.main.dataframe[0].value["latency_ms"].tolist()
     at.number_input(key="seed").set_value(7).run()
     assert not at.exception
@@ -92,8 +81,8 @@ def test_the_upload_limit_is_the_parsers_said_once(default_page):
     assert any("DropzoneInstructions" in h.proto.body for h in default_page.get("html"))
 
 
-def test_pasted_measurements_give_fit_and_implied_mbu():
-    at = open_page()
+def test_pasted_measurements_give_fit_and_implied_mbu(open_app):
+    at = open_app("latency")
     # A GPU twice as slow as the model: 14 ms per token on top of a 9.33 ms TTFT.
     at.text_area(key="latency_paste").set_value("output_tokens,latency_ms\n1,23.33\n101,1423.33\n51,723.33\n").run()
     assert not at.exception and not at.main.warning
@@ -105,8 +94,8 @@ def test_pasted_measurements_give_fit_and_implied_mbu():
     assert len(at.main.get("plotly_chart")) == 3
 
 
-def test_uploaded_file_wins_and_latency_s_is_read():
-    at = open_page()
+def test_uploaded_file_wins_and_latency_s_is_read(open_app):
+    at = open_app("latency")
     at.file_uploader(key="latency_upload").set_value(
         ("m.csv", b"\xef\xbb\xbfoutput_tokens,latency_s\r\n1,0.016333\r\n1001,7.016333\r\n", "text/csv")
     ).run()
@@ -127,24 +116,24 @@ def test_uploaded_file_wins_and_latency_s_is_read():
         (b"output_tokens,latency_ms\n1,30\n", "at least 2 rows"),
     ],
 )
-def test_bad_uploads_warn_and_never_raise(raw, where):
-    at = open_page()
+def test_bad_uploads_warn_and_never_raise(raw, where, open_app):
+    at = open_app("latency")
     at.file_uploader(key="latency_upload").set_value(("bad.csv", raw, "text/csv")).run()
     assert not at.exception
     assert len(at.main.warning) == 1 and where in at.main.warning[0].value
     assert "Your fit" not in " ".join(metrics(at))
 
 
-def test_latency_falling_with_output_has_no_mbu():
-    at = open_page()
+def test_latency_falling_with_output_has_no_mbu(open_app):
+    at = open_app("latency")
     at.text_area(key="latency_paste").set_value("output_tokens,latency_ms\n1,500\n100,400\n").run()
     assert not at.exception
     assert "does not grow" in at.main.warning[0].value
     assert "Implied MBU" not in metrics(at)
 
 
-def test_real_model_matches_the_estimate():
-    at = open_page(**LLAMA_70B_FP8)
+def test_real_model_matches_the_estimate(open_app):
+    at = open_app("latency", **LLAMA_70B_FP8)
     expected = estimate(Scenario.from_flat(LLAMA_70B_FP8))
     shown = metrics(at)
     assert shown["TPOT, model"] == fmt.ms(expected.tpot_s) != "7.00 ms"
@@ -152,20 +141,20 @@ def test_real_model_matches_the_estimate():
     assert float(shown["TPOT, fitted (slope)"].split()[0]) == pytest.approx(expected.tpot_s * 1e3, rel=0.01)
 
 
-def test_long_replies_cap_the_simulation():
-    at = open_page(out="30000")
+def test_long_replies_cap_the_simulation(open_app):
+    at = open_app("latency", out="30000")
     # Lengths scale from the 20,000-token cap: 800 × 20,000 / 500 = 32,000 tokens at most.
     assert at.main.dataframe[0].value["output_tokens"].max() == 32_000
     assert "Simulated up to 32,000 tokens" in text(at)
 
 
-def test_the_simulation_is_cached_so_unrelated_reruns_skip_it(monkeypatch, fresh_cache):
+def test_the_simulation_is_cached_so_unrelated_reruns_skip_it(monkeypatch, fresh_cache, open_app):
     from app import compute
 
     calls = []
     real = compute.simulate_measurements
     monkeypatch.setattr(compute, "simulate_measurements", lambda *args: calls.append(args) or real(*args))
-    at = open_page(**LLAMA_70B_FP8, prompt="1000000", out="200000", batch="4096")
+    at = open_app("latency", **LLAMA_70B_FP8, prompt="1000000", out="200000", batch="4096")
     # The sidebar's largest inputs: 40 × the lesson's 1,576 steps = 63,040 jittered steps, once.
     assert len(calls) == 1 and sum(calls[0][2]) == 63_040
     at.number_input(key="pin").set_value(0.6).run()  # a price moves neither TTFT, TPOT nor the lengths
@@ -184,8 +173,8 @@ def test_the_simulation_is_cached_so_unrelated_reruns_skip_it(monkeypatch, fresh
         (3, {"TTFT, model": "9.33 ms", "TPOT, model": "7.00 ms"}),
     ],
 )
-def test_the_lesson_buttons_load_its_parts_and_show_the_reference_numbers(part, expected):
-    at = open_page(model="llama-3.1-8b", gpu="h100-sxm", out="1000", seed="7")  # far from the lesson
+def test_the_lesson_buttons_load_its_parts_and_show_the_reference_numbers(part, expected, open_app):
+    at = open_app("latency", model="llama-3.1-8b", gpu="h100-sxm", out="1000", seed="7")  # far from the lesson
     at.button(key=f"load_part{part}").click().run()
     assert not at.exception
     shown = metrics(at)

@@ -8,19 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ENTRY = "../../streamlit_app.py"
 PAGE = "app/app_pages/lesson.py"
 REFERENCE_RUN = Path(__file__).resolve().parents[1] / "data" / "reference_run.txt"
 GUESSES = ("p1", "p2", "p3", "p4")
-
-
-def open_page(**query: str) -> AppTest:
-    at = AppTest.from_file(ENTRY, default_timeout=30)
-    at.query_params.update(query)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def guess_and_reveal(at: AppTest, guesses: tuple[float, ...]) -> AppTest:
@@ -40,15 +30,15 @@ def normalise(text: str) -> list[str]:
     return [re.sub(r"\s+", " ", line).strip() for line in text.splitlines() if line.strip()]
 
 
-def test_answers_are_hidden_until_reveal():
-    at = open_page()
+def test_answers_are_hidden_until_reveal(open_app):
+    at = open_app("lesson")
     assert not at.main.dataframe and not at.main.code
     assert "appear when you switch on 'Reveal the answers'" in " ".join(c.value for c in at.main.caption)
     assert "toy machine, not the sidebar's scenario" in at.main.info[0].value
 
 
-def test_the_usual_gut_guess_for_p2_is_50x_too_low():
-    at = guess_and_reveal(open_page(), (7.0, 3.0, 1.0, 10.0))
+def test_the_usual_gut_guess_for_p2_is_50x_too_low(open_app):
+    at = guess_and_reveal(open_app("lesson"), (7.0, 3.0, 1.0, 10.0))
     # P1 7 / 7.00 = 1.0; P2 150 / 3 = 50x low; P3 1 / 1.00; P4 10 / 9.72 = 1.03 → close enough.
     assert verdicts(at) == ["close enough", "50.0x too LOW", "close enough", "close enough"]
     board = at.main.dataframe[0].value
@@ -56,14 +46,14 @@ def test_the_usual_gut_guess_for_p2_is_50x_too_low():
     assert board["you"].tolist() == ["7.0", "3.0", "1.0", "10.0"]
 
 
-def test_too_high_too_low_and_no_guess():
-    at = guess_and_reveal(open_page(), (70.0, 200.0, 0.1, 0.0))
+def test_too_high_too_low_and_no_guess(open_app):
+    at = guess_and_reveal(open_app("lesson"), (70.0, 200.0, 0.1, 0.0))
     # 70 / 7 = 10x high; 200 / 150 = 1.33 is inside 0.7–1.4; 1 / 0.1 = 10x low; 0 is no guess.
     assert verdicts(at) == ["10.0x too HIGH", "close enough", "10.0x too LOW", "no guess"]
 
 
-def test_reference_run_is_the_seeds_transcript():
-    at = guess_and_reveal(open_page(), (7.0, 3.0, 1.0, 10.0))
+def test_reference_run_is_the_seeds_transcript(open_app):
+    at = guess_and_reveal(open_app("lesson"), (7.0, 3.0, 1.0, 10.0))
     transcript = at.main.code[0].value
     assert normalise(transcript) == normalise(REFERENCE_RUN.read_text(encoding="utf-8"))
     for number in (
@@ -97,27 +87,29 @@ def test_reference_run_is_the_seeds_transcript():
         assert number in transcript, number
 
 
-def test_the_lesson_ignores_the_sidebar_scenario():
-    at = guess_and_reveal(open_page(model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8"), (7, 150, 1, 10))
+def test_the_lesson_ignores_the_sidebar_scenario(open_app):
+    at = guess_and_reveal(
+        open_app("lesson", model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8"), (7, 150, 1, 10)
+    )
     assert normalise(at.main.code[0].value) == normalise(REFERENCE_RUN.read_text(encoding="utf-8"))
     assert verdicts(at) == ["close enough"] * 4
 
 
-def test_hide_puts_the_answers_away_again():
-    at = guess_and_reveal(open_page(), (7.0, 150.0, 1.0, 10.0))
+def test_hide_puts_the_answers_away_again(open_app):
+    at = guess_and_reveal(open_app("lesson"), (7.0, 150.0, 1.0, 10.0))
     at.toggle(key="reveal").set_value(False).run()
     assert not at.exception and not at.main.dataframe and not at.main.code
 
 
-def test_predictions_and_the_reveal_travel_in_the_link():
+def test_predictions_and_the_reveal_travel_in_the_link(open_app):
     # A shared link opens with the guesses in their boxes and the scoreboard shown.
-    at = open_page(p1="7", p2="3", p3="1", p4="10", reveal="true")
+    at = open_app("lesson", p1="7", p2="3", p3="1", p4="10", reveal="true")
     assert [at.number_input(key=k).value for k in GUESSES] == [7.0, 3.0, 1.0, 10.0]
     assert verdicts(at) == ["close enough", "50.0x too LOW", "close enough", "close enough"]
 
 
-def test_guesses_survive_a_visit_to_another_page():
-    at = open_page()
+def test_guesses_survive_a_visit_to_another_page(open_app):
+    at = open_app("lesson")
     at.number_input(key="p2").set_value(3.0).run()
     at.switch_page("app/app_pages/latency.py").run()
     at.switch_page(PAGE).run()
@@ -140,8 +132,8 @@ def test_guesses_survive_a_visit_to_another_page():
         "1,300 vs 4,000 units: **3.1x**",  # D5: 46.7 + 100 × 7 …; 1000 + 3 × 100 …
     ],
 )
-def test_drill_answers(answer):
-    at = open_page()
+def test_drill_answers(answer, open_app):
+    at = open_app("lesson")
     answers = "\n".join(e.markdown[0].value for e in at.main.expander)  # the sidebar has expanders too
     assert answer in answers
     assert len(at.main.expander) == 5

@@ -7,8 +7,6 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ENTRY = "../../streamlit_app.py"
-PAGE = "app/app_pages/roofline.py"
 LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "engine": "typical"}
 
 # The lesson's Part 2 table: batch B does B FLOP/byte; the step is 14 GB ÷ 2 TB/s = 7 ms until
@@ -24,15 +22,6 @@ LESSON_ROWS = [
 ]
 
 
-def open_page(**query: str) -> AppTest:
-    at = AppTest.from_file(ENTRY, default_timeout=30)
-    at.query_params.update(query)
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 def rows(at: AppTest) -> list[list[str]]:
     return at.main.dataframe[0].value.astype(str).values.tolist()
 
@@ -42,8 +31,8 @@ def metrics(at: AppTest) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def default_page() -> AppTest:
-    return open_page()
+def default_page(open_app) -> AppTest:
+    return open_app("roofline")
 
 
 def test_the_table_is_the_lessons(default_page):
@@ -80,8 +69,8 @@ def test_charts_at_the_defaults(default_page):
     assert "prefill (compute-bound)" in [t.get("name") for t in roof["data"]]  # 200 FLOP/byte > 150
 
 
-def test_the_scenarios_batch_joins_the_lessons_rows():
-    at = open_page(batch="32")
+def test_the_scenarios_batch_joins_the_lessons_rows(open_app):
+    at = open_app("roofline", batch="32")
     table = rows(at)
     assert [r[0] for r in table] == ["1", "8", "16", "32", "64", "150", "300"]
     # 32 FLOP/byte, still 7 ms, 32 ÷ 7 ms = 4,571 tok/s.
@@ -90,8 +79,8 @@ def test_the_scenarios_batch_joins_the_lessons_rows():
     assert "does 32.0 FLOP/byte, so it is **memory-bound**" in at.main.markdown[0].value
 
 
-def test_a_real_model_shows_its_memory_ceiling():
-    at = open_page(**LLAMA_70B_FP8)
+def test_a_real_model_shows_its_memory_ceiling(open_app):
+    at = open_app("roofline", **LLAMA_70B_FP8)
     shown = metrics(at)
     # KV per token 2 × 80 layers × 8 heads × 128 × 2 bytes = 327,680 B; × 700 tokens = 229.4 MB a
     # sequence; (2 × 80 GB - 70.55 GB of fp8 weights) ÷ 229.4 MB = 389.97 → 389 sequences.
@@ -110,9 +99,9 @@ def test_a_real_model_shows_its_memory_ceiling():
     assert any(a["text"] == "memory ceiling: 389 fit" for a in sweep["layout"]["annotations"])
 
 
-def test_weights_that_do_not_fit_warn():
+def test_weights_that_do_not_fit_warn(open_app):
     # Llama 3.1 70B in fp16 on one 80 GB GPU: 70.55e9 × 2 = 141.1 GB of weights alone.
-    at = open_page(model="llama-3.1-70b", gpu="h100-sxm", gpus="1", wbits="16")
+    at = open_app("roofline", model="llama-3.1-70b", gpu="h100-sxm", gpus="1", wbits="16")
     assert metrics(at)["Largest batch that fits"] == "0"
     assert "do not fit" in at.main.warning[0].value
     assert all(r[-1] == "no" for r in rows(at))
