@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 import tempfile
@@ -71,8 +72,8 @@ def probe_health(trace: ServerTrace, url: str, interval_s: float, timeout_s: flo
 class LoadTest:
     """The sessions of one run, and what they measured."""
 
-    def __init__(self, args: argparse.Namespace, url: str, servers: list[ServerTrace]) -> None:
-        self.args, self.url = args, url
+    def __init__(self, args: argparse.Namespace, url: str, servers: list[ServerTrace], balancer_pid: int = 0) -> None:
+        self.args, self.url, self.balancer_pid = args, url, balancer_pid
         self.plan = PAGES[args.page]
         self.query = self.plan.query if args.query is None else args.query
         self.base = scenario_of(self.query)
@@ -174,6 +175,8 @@ class LoadTest:
         for server in self.m.servers:
             server.rss_mb.append(load_servers.rss_mb(server.pid))
         own0, wall0, stop = load_servers.own_cpu_s(), time.monotonic(), threading.Event()
+        busy0, stolen0 = load_servers.machine_cpu_s()
+        balancer0 = load_servers.cpu_s(self.balancer_pid)
         probes = [
             threading.Thread(
                 target=probe_health, args=(s, health_urls[s.name], a.health_interval, a.health_timeout, stop)
@@ -192,6 +195,10 @@ class LoadTest:
         finally:
             self.m.wall_s = time.monotonic() - wall0
             self.m.generator_cpu_s = load_servers.own_cpu_s() - own0
+            busy, stolen = load_servers.machine_cpu_s()
+            self.m.machine_busy_s, self.m.machine_stolen_s = busy - busy0, stolen - stolen0
+            self.m.balancer_cpu_s = load_servers.cpu_s(self.balancer_pid) - balancer0 if self.balancer_pid else 0.0
+            self.m.cores = os.cpu_count() or 1
             for server in self.m.servers:
                 server.cpu_end_s = load_servers.cpu_s(server.pid)
                 server.rss_mb.append(load_servers.rss_mb(server.pid))
@@ -268,7 +275,8 @@ async def measure(args: argparse.Namespace, deployment: load_servers.Deployment 
         print(f"preflight on {name}: first load {cold:.2f} s; labels found, headline checked", file=sys.stderr)
     for server in servers:  # the preflight's CPU is not the run's
         server.cpu_start_s = load_servers.cpu_s(server.pid)
-    measured = await LoadTest(args, url, servers).run(health)
+    balancer = deployment.balancer.pid if deployment and deployment.balancer else 0
+    measured = await LoadTest(args, url, servers, balancer).run(health)
     return figures(config_of(args, url, max(1, len(servers))), measured)
 
 

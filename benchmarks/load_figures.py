@@ -66,6 +66,10 @@ class Measured:
     servers: list[ServerTrace] = field(default_factory=list)
     sessions: list[SessionTrace] = field(default_factory=list)
     generator_cpu_s: float = 0.0
+    balancer_cpu_s: float = 0.0
+    machine_busy_s: float = math.nan  # every process on the machine, all cores
+    machine_stolen_s: float = 0.0
+    cores: int = 1
     loop_lags_s: list[float] = field(default_factory=list)
 
 
@@ -80,6 +84,19 @@ def cpu_per_rerun_ms(m: Measured) -> tuple[float, int]:
     if not after or not m.servers or math.isnan(cpu):
         return math.nan, len(after)
     return 1e3 * cpu / len(after), len(after)
+
+
+def machine(m: Measured) -> dict[str, float]:
+    """How busy the whole machine was, in cores on average, and how much of that was not this test."""
+    ours = sum(s.cpu_end_s - s.cpu_start_s for s in m.servers) + m.generator_cpu_s + m.balancer_cpu_s
+    return {
+        "cores": m.cores,
+        "busy_cores": m.machine_busy_s / m.wall_s,
+        "this_test_cores": ours / m.wall_s,
+        "other_processes_cores": max(0.0, m.machine_busy_s - ours) / m.wall_s,
+        "stolen_cores": m.machine_stolen_s / m.wall_s,
+        "balancer_cpu_s": m.balancer_cpu_s,
+    }
 
 
 def figures(config: dict[str, Any], m: Measured) -> dict[str, Any]:
@@ -122,6 +139,7 @@ def figures(config: dict[str, Any], m: Measured) -> dict[str, Any]:
             "loop_lag_p95_ms": 1e3 * percentile(m.loop_lags_s, 95),
             "loop_lag_max_ms": 1e3 * max(m.loop_lags_s, default=0.0),
         },
+        "machine": machine(m),
         "affinity": {
             "checked": several,
             # A session whose cookie and websocket upgrades name more than one replica.

@@ -165,6 +165,9 @@ def render(figures: dict[str, Any]) -> str:
             f"RSS {s['rss_before_mb']:.0f} MB before, {s['rss_max_mb']:.0f} MB max, {s['rss_after_mb']:.0f} MB after; "
             f"{s['sessions']} sessions, {s['reruns']} reruns; health p95 {_s(s['health_p95_s'])}"
         )
+    if figures["machine"]["balancer_cpu_s"]:
+        balancer = figures["machine"]["balancer_cpu_s"]
+        lines.append(f"  haproxy: CPU {balancer:.1f} s = {100 * balancer / figures['wall_s']:.0f}% of one core")
     per_rerun = figures["server_cpu_per_rerun_ms"]
     if not math.isnan(per_rerun):
         lines.append(f"  server CPU per rerun: {per_rerun:.0f} ms ({figures['server_cpu_per_rerun_basis']})")
@@ -173,6 +176,14 @@ def render(figures: dict[str, Any]) -> str:
         f"Load generator (this process, same machine): CPU {g['cpu_s']:.1f} s = {g['cpu_pct']:.0f}% of one core; "
         f"event-loop lag p95 {g['loop_lag_p95_ms']:.0f} ms, max {g['loop_lag_max_ms']:.0f} ms"
     )
+    mc = figures["machine"]
+    lines.append(
+        f"Machine ({mc['cores']} cores): busy {mc['busy_cores']:.2f} cores on average, of which this test "
+        f"{mc['this_test_cores']:.2f} (servers, generator, balancer) and other processes {mc['other_processes_cores']:.2f}"
+        + (f"; {mc['stolen_cores']:.2f} stolen by the hypervisor" if mc["stolen_cores"] >= 0.01 else "")
+    )
+    if mc["other_processes_cores"] >= 0.1:
+        lines.append("  (other processes shared the cores: the latencies above are worse than on a quiet machine)")
     a = figures["affinity"]
     if a["checked"]:
         lines.append(

@@ -78,6 +78,17 @@ def own_cpu_s() -> float:
     return times.user + times.system
 
 
+def machine_cpu_s() -> tuple[float, float]:
+    """(busy, stolen) CPU seconds of the whole machine so far, all cores: /proc/stat's first line.
+
+    Busy is user + nice + system + irq + softirq; stolen is time the hypervisor gave to
+    someone else. Other people's processes on a shared machine show up here and not in
+    the server's or the generator's own figures."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+    return (user + nice + system + irq + softirq) / CLK_TCK, steal / CLK_TCK
+
+
 # --- processes --------------------------------------------------------------------------------
 
 

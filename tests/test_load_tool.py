@@ -314,6 +314,15 @@ def test_figures_split_by_replica_and_check_affinity() -> None:
     assert load_figures.figures(config, moved)["affinity"]["sessions_off_their_replica"] == 1
 
 
+def test_machine_figures_separate_this_test_from_other_processes() -> None:
+    m = _measured()  # servers used (15 − 10) + (23 − 20) = 8 CPU s in 10 s; the generator 0.5 s
+    m.machine_busy_s, m.machine_stolen_s, m.cores, m.balancer_cpu_s = 15.0, 1.0, 2, 0.5
+    machine = load_figures.figures({"mode": "steady", "replicas": 2, "sessions": 2, "period_s": 5.0}, m)["machine"]
+    assert machine["busy_cores"] == 1.5 and machine["stolen_cores"] == 0.1
+    assert machine["this_test_cores"] == pytest.approx(0.9)  # (8 + 0.5 + 0.5) / 10
+    assert machine["other_processes_cores"] == pytest.approx(0.6)  # (15 − 9) / 10
+
+
 def test_targets_for_the_run_set_up_with_notes_when_it_differs() -> None:
     figures = {
         "config": {"mode": "steady", "replicas": 1, "sessions": 10, "period_s": 5.0},
