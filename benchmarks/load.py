@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import sys
@@ -63,8 +64,9 @@ def probe_health(trace: ServerTrace, url: str, interval_s: float, timeout_s: flo
         except OSError:
             ok = False
         elapsed = time.perf_counter() - start
-        trace.health_s.append(elapsed if ok else max(elapsed, timeout_s))
-        trace.health_failures += not ok
+        if time.monotonic() - elapsed >= trace.health_from:  # probes of the idle baseline are not counted
+            trace.health_s.append(elapsed if ok else max(elapsed, timeout_s))
+            trace.health_failures += not ok
         next_at += interval_s
         stop.wait(max(0.0, next_at - time.monotonic()))
 
@@ -156,6 +158,15 @@ class LoadTest:
             done = [t for t in times if t is not None]
             self.m.bursts.append({**load_report.summary(done), "drain_s": time.monotonic() - began})
 
+    async def idle_baseline(self) -> None:
+        """The servers' CPU rate with nothing but the health probes (and the preflight's closed sessions)."""
+        if self.args.baseline <= 0:
+            return
+        cpu0, began = [load_servers.cpu_s(s.pid) for s in self.m.servers], time.monotonic()
+        await asyncio.sleep(self.args.baseline)
+        for server, before in zip(self.m.servers, cpu0, strict=True):
+            server.idle_cpu_per_s = (load_servers.cpu_s(server.pid) - before) / (time.monotonic() - began)
+
     async def sample(self, wall0: float) -> None:
         """Resident memory and event-loop lag every 0.5 s; a progress line every 10 s."""
         ticks = 0
@@ -171,12 +182,9 @@ class LoadTest:
                       f"reruns, {len(self.m.errors)} errors", file=sys.stderr, flush=True)  # fmt: skip
 
     async def run(self, health_urls: dict[str, str]) -> Measured:
-        a = self.args
+        a, stop = self.args, threading.Event()
         for server in self.m.servers:
-            server.rss_mb.append(load_servers.rss_mb(server.pid))
-        own0, wall0, stop = load_servers.own_cpu_s(), time.monotonic(), threading.Event()
-        busy0, stolen0 = load_servers.machine_cpu_s()
-        balancer0 = load_servers.cpu_s(self.balancer_pid)
+            server.health_from = math.inf
         probes = [
             threading.Thread(
                 target=probe_health, args=(s, health_urls[s.name], a.health_interval, a.health_timeout, stop)
@@ -185,6 +193,14 @@ class LoadTest:
         ]
         for probe in probes:
             probe.start()
+        await self.idle_baseline()
+        for server in self.m.servers:
+            server.rss_mb.append(load_servers.rss_mb(server.pid))
+        own0, wall0 = load_servers.own_cpu_s(), time.monotonic()
+        busy0, stolen0 = load_servers.machine_cpu_s()
+        balancer0 = load_servers.cpu_s(self.balancer_pid)
+        for server in self.m.servers:
+            server.cpu_start_s, server.health_from = load_servers.cpu_s(server.pid), wall0
         sampler = asyncio.create_task(self.sample(wall0))
         try:
             if a.burst:
@@ -193,7 +209,8 @@ class LoadTest:
                 end = wall0 + a.seconds
                 await asyncio.gather(*(self.steady(i, wall0, end) for i in range(a.sessions)))
         finally:
-            self.m.wall_s = time.monotonic() - wall0
+            self.m.ended_at = time.monotonic()
+            self.m.wall_s = self.m.ended_at - wall0
             self.m.generator_cpu_s = load_servers.own_cpu_s() - own0
             busy, stolen = load_servers.machine_cpu_s()
             self.m.machine_busy_s, self.m.machine_stolen_s = busy - busy0, stolen - stolen0
@@ -273,8 +290,6 @@ async def measure(args: argparse.Namespace, deployment: load_servers.Deployment 
     for name, target in direct.items():
         cold = await preflight(plan, query, target)
         print(f"preflight on {name}: first load {cold:.2f} s; labels found, headline checked", file=sys.stderr)
-    for server in servers:  # the preflight's CPU is not the run's
-        server.cpu_start_s = load_servers.cpu_s(server.pid)
     balancer = deployment.balancer.pid if deployment and deployment.balancer else 0
     measured = await LoadTest(args, url, servers, balancer).run(health)
     return figures(config_of(args, url, max(1, len(servers))), measured)
@@ -293,6 +308,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--replicas", type=int, choices=(1, 2), default=1, help="2: two replicas behind HAProxy")
     parser.add_argument("--url", help="an app (or balancer) already running: no servers are started")
     parser.add_argument("--pid", type=int, default=0, help="with --url: the server's pid, for its CPU and memory")
+    parser.add_argument("--baseline", type=float, default=5, help="seconds of idle server CPU measured first")
     parser.add_argument("--health-interval", type=float, default=0.5)
     parser.add_argument("--health-timeout", type=float, default=10)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")

@@ -26,6 +26,8 @@ class ServerTrace:
     cpu_loaded_s: float = math.nan
     cpu_end_s: float = math.nan
     rss_mb: list[float] = field(default_factory=list)  # sampled every 0.5 s, first and last included
+    idle_cpu_per_s: float = 0.0  # CPU seconds per second with no session working (health probes, timers)
+    health_from: float = 0.0  # time.monotonic() from which health probes count
     health_s: list[float] = field(default_factory=list)
     health_failures: int = 0
 
@@ -60,6 +62,7 @@ class Measured:
     first_loads: list[float] = field(default_factory=list)
     reruns: list[Rerun] = field(default_factory=list)
     loaded_at: float = math.nan  # when the last session finished its first load
+    ended_at: float = math.nan
     bursts: list[dict[str, float]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     late_changes: int = 0
@@ -74,13 +77,15 @@ class Measured:
 
 
 def cpu_per_rerun_ms(m: Measured) -> tuple[float, int]:
-    """Server CPU (all replicas) from the last first load to the end ÷ the reruns that finished in that span.
+    """Server CPU (all replicas) per rerun, from the last first load to the end: (ms, reruns counted).
 
-    No first load runs in that span, so it is the cost of a rerun plus the little the
-    health probes and websocket pings cost. Returns (ms, reruns counted); NaN without a span.
+    No first load runs in that span. The servers' idle rate (health probes, timers: measured
+    before the sessions started) times the span's length is taken off, so that a quiet run
+    does not charge its reruns for the idle time. NaN without a span or without reruns in it.
     """
     after = [r for r in m.reruns if r.finished_at >= m.loaded_at]
-    cpu = sum(s.cpu_end_s - s.cpu_loaded_s for s in m.servers)
+    span_s = m.ended_at - m.loaded_at
+    cpu = sum(s.cpu_end_s - s.cpu_loaded_s - s.idle_cpu_per_s * span_s for s in m.servers)
     if not after or not m.servers or math.isnan(cpu):
         return math.nan, len(after)
     return 1e3 * cpu / len(after), len(after)
@@ -132,7 +137,10 @@ def figures(config: dict[str, Any], m: Measured) -> dict[str, Any]:
         "health": {**summary(health), "timeouts": sum(s.health_failures for s in m.servers)},
         "servers": servers,
         "server_cpu_per_rerun_ms": per_rerun_ms,
-        "server_cpu_per_rerun_basis": f"server CPU after the last first load ÷ the {counted} reruns after it",
+        "server_cpu_per_rerun_basis": (
+            f"server CPU after the last first load, less the idle rate "
+            f"({1e3 * sum(s.idle_cpu_per_s for s in m.servers):.0f} ms/s), ÷ the {counted} reruns after it"
+        ),
         "generator": {
             "cpu_s": m.generator_cpu_s,
             "cpu_pct": 100 * m.generator_cpu_s / m.wall_s,

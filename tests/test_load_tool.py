@@ -290,13 +290,24 @@ def _measured() -> load_figures.Measured:
     reruns = [load_figures.Rerun(t, 0.1 * t, "s1" if t % 2 else "s2") for t in range(1, 11)]
     sessions = [load_figures.SessionTrace("s1", ["s1"]), load_figures.SessionTrace("s2", ["s2"])]
     return load_figures.Measured(
-        wall_s=10.0, reruns=reruns, loaded_at=6.0, servers=servers, sessions=sessions, generator_cpu_s=0.5
+        wall_s=10.0,
+        reruns=reruns,
+        loaded_at=6.0,
+        ended_at=10.0,
+        servers=servers,
+        sessions=sessions,
+        generator_cpu_s=0.5,
     )
 
 
 def test_cpu_per_rerun_counts_only_the_span_after_the_last_first_load() -> None:
     # after loading: (15 − 12) + (23 − 21) = 5 CPU s over the reruns finished at 6..10 (5 of them)
     assert load_figures.cpu_per_rerun_ms(_measured()) == (1000.0, 5)
+    # idle at 0.1 CPU s/s each: 2 × 0.1 × (10 − 6) s = 0.8 s is not the reruns' → 4.2 s / 5
+    idle = _measured()
+    for server in idle.servers:
+        server.idle_cpu_per_s = 0.1
+    assert load_figures.cpu_per_rerun_ms(idle)[0] == pytest.approx(840.0)
     empty = load_figures.Measured(servers=_measured().servers)
     assert math.isnan(load_figures.cpu_per_rerun_ms(empty)[0])
 
