@@ -7,7 +7,10 @@ phase (seeded), or, with `--burst N`, all sessions at once, N times. Every run i
 sending the message to `script_finished`, and its headline (the Overview's "Total latency"
 by default) is checked against `core` with the app's formatting: a wrong or missing value is
 an error. Meanwhile a thread GETs /_stcore/health every 0.5 s on every replica, and /proc
-gives each server's CPU seconds and resident memory.
+gives each server's CPU seconds and resident memory, this process's own CPU, and how busy
+the whole machine was (other people's jobs on a shared machine show up there). A 5 s idle
+baseline before the sessions start gives the servers' idle CPU rate, which is taken off
+the CPU per rerun.
 
 Unless `--url` is given, it starts the servers itself, as the Docker image does
 (`load_servers`): one replica, or `--replicas 2` behind HAProxy with cookie affinity
