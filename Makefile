@@ -11,6 +11,9 @@
 #   make docs         regenerate the README's option tables from the field descriptions
 #   make screenshots  run the browser tests, saving PNGs to docs/screenshots/
 #   make prices       regenerate core/data/api_prices.json from the installed genai-prices (offline)
+#   make load         load test, no browser (Streamlit's websocket protocol): SESSIONS=50 SECONDS=60
+#   make load-burst   the same, but every session changes its input at once, BURST=3 times
+#   make load-scaled  two replicas behind HAProxy (Debian's package, installed if missing), SESSIONS=100
 #   make clean        remove caches and build output (make distclean also removes .venv)
 #
 # Installs are stamped (.venv/.stamp-*): they rerun only when requirements*.txt or
@@ -145,3 +148,47 @@ distclean: clean
 # (a test fails until you do) or after the "next scheduled change" date that `python -m core prices` shows.
 prices: $(STAMP_RUN)
 	$(VPY) tools/export_api_prices.py
+
+# --- load test ----------------------------------------------------------------------------
+# benchmarks/load.py: protocol-level sessions (no browser) against servers started as the
+# Docker image starts them; it prints latency percentiles, errors, health-probe latency,
+# server CPU and memory, and the issue's targets with PASS/FAIL. Figures to read: the exit
+# code is 0 unless the tool could not run. LOAD_JSON=path also writes them as JSON;
+# LOAD_ARGS passes anything else (e.g. LOAD_ARGS='--seed 2 --query model=llama-3.1-8b').
+
+SECONDS ?= 60
+PERIOD ?= 5
+PAGE ?= overview
+BURST ?=
+LOAD_JSON ?=
+LOAD_ARGS ?=
+LOAD := $(VPY) benchmarks/load.py --seconds $(SECONDS) --period $(PERIOD) --page $(PAGE) \
+	$(if $(LOAD_JSON),--json $(LOAD_JSON)) $(LOAD_ARGS)
+
+.PHONY: load load-burst load-scaled haproxy
+
+load: $(STAMP_RUN)
+	$(LOAD) --sessions $(or $(SESSIONS),50) $(if $(BURST),--burst $(BURST))
+
+load-burst: $(STAMP_RUN)
+	$(LOAD) --sessions $(or $(SESSIONS),50) --burst $(or $(BURST),3)
+
+load-scaled: $(STAMP_RUN) haproxy
+	$(LOAD) --sessions $(or $(SESSIONS),100) --replicas 2 $(if $(BURST),--burst $(BURST))
+
+# Debian's haproxy for load-scaled, installed the way the chromium target installs chromium.
+haproxy:
+	@if command -v haproxy >/dev/null; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null; then \
+	  echo "error: haproxy is missing and there is no apt-get; install HAProxy (>= 2.6) there" >&2; \
+	  exit 1; \
+	fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+	  echo "error: haproxy is missing; make load-scaled needs it. As root, run:" >&2; \
+	  echo "  apt-get update && apt-get install -y haproxy" >&2; \
+	  exit 1; \
+	fi; \
+	echo "Installing Debian's haproxy for make load-scaled"; \
+	apt-get update -qq -o DPkg::Lock::Timeout=300; \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 haproxy; \
+	haproxy -v | head -n 1
