@@ -10,9 +10,11 @@ directly. Every cache is bounded: a workshop of a hundred people must not grow m
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from app.measurements import Measurements, read_measurements
@@ -27,7 +29,23 @@ def _hash_scenario(scenario: Scenario) -> str:
     return repr(scenario)
 
 
-_HASH: dict[str | type[Any], Callable[[Any], Any]] = {Scenario: _hash_scenario}
+# An Estimate is a function of its scenario: hash that, not the arrays it holds.
+_HASH: dict[str | type[Any], Callable[[Any], Any]] = {
+    Scenario: _hash_scenario,
+    Estimate: lambda est: _hash_scenario(est.scenario),
+    FunctionType: lambda build: f"{build.__module__}.{build.__qualname__}",  # shared_figure's builder
+}
+
+
+@st.cache_resource(max_entries=256, hash_funcs=_HASH)
+def shared_figure(build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> go.Figure:
+    """A figure built once per distinct input and shared by every session.
+
+    Building one validates every property (~10 ms for the batch sweep); st.plotly_chart
+    only reads the figure (`to_dict`), so one object serves everyone. A resource cache, not
+    a data one: a data cache would pickle the figure and rebuild it on every hit.
+    """
+    return build(*args, **kwargs)
 
 
 @st.cache_data(max_entries=512)

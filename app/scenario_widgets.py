@@ -9,6 +9,7 @@ numbers here, in a callback (callbacks run before the script, so they may set wi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import streamlit as st
@@ -51,10 +52,11 @@ def pricing_start() -> Pricing:
 
 def _set(fields: dict[str, Input], spec: Any) -> None:
     """Every field of `spec` into its widget, in the widget's unit (a choice as its option's text)."""
-    st.session_state.update({i.key: _widget_value(i, getattr(spec, name)) for name, i in fields.items()})
+    st.session_state.update({i.key: widget_value(i, getattr(spec, name)) for name, i in fields.items()})
 
 
-def _widget_value(described_input: Input, value: Any) -> Any:
+def widget_value(described_input: Input, value: Any) -> Any:
+    """A field's value as its widget holds it: in the widget's unit, a choice as its option's text."""
     if described_input.choices:
         return inputs.AUTO if value is None else str(value)
     return value if described_input.kind is str else shown_value(described_input, value)
@@ -98,8 +100,25 @@ def seed(scenario: Scenario) -> None:
         _set(fields, spec)
 
 
+def held(defaults: Iterable[tuple[Input, Any]]) -> bool:
+    """Whether any (input, default value) holds another value: in the link, or set in this session.
+
+    An input that holds nothing need not be drawn: its URL parameter is absent, and its
+    widget, drawn again later, starts from the same default (the sidebar's lazy boxes)."""
+    state = st.session_state
+    return any(
+        i.key in st.query_params or (i.key in state and state[i.key] != widget_value(i, default))
+        for i, default in defaults
+    )
+
+
+def of(fields: dict[str, Input], base: Any) -> list[tuple[Input, Any]]:
+    """Each input with its base's value: `held`'s defaults for a model's, GPU's or engine's numbers."""
+    return [(i, getattr(base, name)) for name, i in fields.items()]
+
+
 def flat_of_widgets() -> dict[str, str]:
-    """The widgets' values as the scenario's flat form (shown units, as typed)."""
+    """The widgets' values as the scenario's flat form (shown units, as typed); an input not drawn is left out."""
     values = st.session_state
     flat = {"model": values.get("model", presets.TOY_MODEL_ID), "gpu": values.get("gpu", presets.TOY_GPU_ID)}
     flat["engine"] = values.get("engine", "auto")
@@ -107,7 +126,9 @@ def flat_of_widgets() -> dict[str, str]:
     if api not in (None, NO_API):
         flat["api"] = api
     for key, described_input in INPUTS.items():
-        value = values.get(key)
+        if key not in values:  # not drawn this run: its base's value (not "" for an optional field)
+            continue
+        value = values[key]
         if described_input.kind is str:
             name = clean_name(value or "")
             if name:

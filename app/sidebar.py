@@ -9,6 +9,8 @@ sidebar warns and keeps the last valid scenario.
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from app import inputs, link, state
@@ -20,6 +22,7 @@ from app.safe import plain
 from core import presets
 from core.api_prices import catalogue, snapshot
 from core.checks import context_problems
+from core.fields import Input
 from core.flat import EFFICIENCY_BASES
 from core.scenario import Scenario
 from core.specs import CUSTOM_ID
@@ -28,13 +31,23 @@ PRICING, WORKLOAD, PRECISION = widgets.PRICING, widgets.WORKLOAD, widgets.PRECIS
 
 
 def _page_inputs(page: str) -> None:
-    """The current page's own inputs under its heading; every other page's, out of sight."""
+    """The current page's own inputs under its heading; every other page's that holds a value, out of sight."""
     own = PAGE_INPUTS.get(page, ())
     if own:
         st.subheader(HEADINGS[page])
         for described_input in own:
             inputs.draw(described_input)
-    inputs.offscreen(i for name, group in PAGE_INPUTS.items() if name != page for i in group)
+    others = (i for name, group in PAGE_INPUTS.items() if name != page for i in group)
+    inputs.offscreen(i for i in others if widgets.held([(i, i.default)]))
+
+
+def _lazy(label: str, icon: str, key: str, defaults: list[tuple[Input, Any]]) -> Any:
+    """An expander whose inputs are drawn only while it is open or one of them holds a value; None if not.
+
+    Each widget costs every rerun (Streamlit checks it against the whole session state), and
+    these are rarely edited: closed and at their defaults, they are not drawn at all."""
+    box = st.expander(label, icon=icon, key=key, on_change="rerun")
+    return box if box.open or widgets.held(defaults) else None
 
 
 def _api_select() -> None:
@@ -65,9 +78,12 @@ def _money() -> None:
     start = widgets.pricing_start()
     for name, described_input in widgets.PRICES.items():
         inputs.number(described_input, getattr(start, name))
-    with st.expander("Prompt caching", icon=":material/cached:"):
-        inputs.number(WORKLOAD["cached_prompt_tokens"])
-        inputs.number(WORKLOAD["cache_write_tokens"])
+    caching = [(WORKLOAD[name], 0) for name in ("cached_prompt_tokens", "cache_write_tokens")]
+    box = _lazy("Prompt caching", ":material/cached:", "sb_caching_open", caching)
+    if box is not None:
+        with box:
+            for described_input, _ in caching:
+                inputs.number(described_input)
 
 
 def _select(kind: str) -> str:
@@ -121,15 +137,23 @@ def _self_hosting() -> None:
         st.caption(words.bits_note(bits))
     inputs.number(PRECISION["kv_bits"])
     inputs.choice(PRECISION["compute_bits"], auto="auto: 8 for 8-bit weights, else 16")
-    box = st.expander("Edit the model's and GPU's numbers", icon=":material/tune:")
-    box.caption("Edited numbers travel in the link beside the preset. Empty shape fields: no KV cache.")
-    with box:
-        st.markdown("**Model**")
-        _numbers(widgets.MODEL_INPUTS, presets.model_base(model_id))
-        st.markdown("**GPU**")
-        _numbers(widgets.GPU_INPUTS, presets.gpu_base(gpu_id))
-    with st.expander("Efficiency numbers", icon=":material/speed:"):
-        _numbers(widgets.EFFICIENCY_INPUTS, widgets.efficiency_start())
+    model, gpu = presets.model_base(model_id), presets.gpu_base(gpu_id)
+    numbers = widgets.of(widgets.MODEL_INPUTS, model) + widgets.of(widgets.GPU_INPUTS, gpu)
+    box = _lazy("Edit the model's and GPU's numbers", ":material/tune:", "sb_numbers_open", numbers)
+    if box is not None:
+        box.caption("Edited numbers travel in the link beside the preset. Empty shape fields: no KV cache.")
+        with box:
+            st.markdown("**Model**")
+            _numbers(widgets.MODEL_INPUTS, model)
+            st.markdown("**GPU**")
+            _numbers(widgets.GPU_INPUTS, gpu)
+    engine = widgets.efficiency_start()
+    box = _lazy(
+        "Efficiency numbers", ":material/speed:", "sb_efficiency_open", widgets.of(widgets.EFFICIENCY_INPUTS, engine)
+    )
+    if box is not None:
+        with box:
+            _numbers(widgets.EFFICIENCY_INPUTS, engine)
 
 
 def _on_upload() -> None:

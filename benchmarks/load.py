@@ -47,6 +47,7 @@ from load_figures import Measured, Rerun, ServerTrace, SessionTrace, figures
 from load_pages import PAGES, PagePlan, expected_headline, headline_problem, new_value, scenario_of
 from st_protocol import ProtocolError, Session
 
+FLOOR_ENTRY = "benchmarks/floor_app.py"
 FAILURES = (ProtocolError, OSError, TimeoutError, websockets.WebSocketException)
 
 
@@ -230,10 +231,11 @@ class LoadTest:
         return self.m
 
 
-async def preflight(plan: PagePlan, query: str, url: str) -> float:
+async def preflight(plan: PagePlan, query: str, url: str) -> tuple[float, list[dict[str, str]]]:
     """Load the page once and change the input once; LayoutError if a label in the plan is missing.
 
-    Returns the first load's time: a cold process pays its imports and caches here, not in the run."""
+    Returns the first load's time (a cold process pays its imports and caches here, not in
+    the run) and the plotly figures the page drew (spec and config JSON: the floor's figures)."""
     base = scenario_of(query)
     session = Session(url, plan.url_path, query)
     try:
@@ -250,7 +252,7 @@ async def preflight(plan: PagePlan, query: str, url: str) -> float:
             problem = headline_problem(plan, rerun, expected_headline(plan, base, value))
         if problem:
             raise LayoutError(f"{plan.title}: {problem}")
-        return run.elapsed_s
+        return run.elapsed_s, [{"spec": f.spec, "config": f.config} for f in run.of_kind("plotly_chart")]
     finally:
         await session.close()
 
@@ -278,7 +280,12 @@ def config_of(args: argparse.Namespace, url: str, replicas: int) -> dict[str, An
     }
 
 
-async def measure(args: argparse.Namespace, deployment: load_servers.Deployment | None) -> dict[str, Any]:
+async def measure(
+    args: argparse.Namespace,
+    deployment: load_servers.Deployment | None,
+    drawn: list[list[dict[str, str]]] | None = None,
+) -> dict[str, Any]:
+    """Preflight every replica, then the timed run; `drawn` collects the page's figures from the preflight."""
     plan = PAGES[args.page]
     query = plan.query if args.query is None else args.query
     if deployment is None:  # --url: probe its health, watch --pid if given
@@ -291,11 +298,26 @@ async def measure(args: argparse.Namespace, deployment: load_servers.Deployment 
         servers = [ServerTrace(r.name, r.pid, load_servers.cpu_s(r.pid)) for r in deployment.replicas]
         health = {r.name: r.health_url for r in deployment.replicas}
     for name, target in direct.items():
-        cold = await preflight(plan, query, target)
+        cold, figures_drawn = await preflight(plan, query, target)
+        if drawn is not None:
+            drawn.append(figures_drawn)
         print(f"preflight on {name}: first load {cold:.2f} s; labels found, headline checked", file=sys.stderr)
     balancer = deployment.balancer.pid if deployment and deployment.balancer else 0
     measured = await LoadTest(args, url, servers, balancer).run(health)
     return figures(config_of(args, url, max(1, len(servers))), measured)
+
+
+def measure_floor(args: argparse.Namespace, drawn: list[dict[str, str]], log_dir: Path) -> dict[str, Any]:
+    """The same sessions against the floor page (one replica, started here), after the app's run."""
+    specs = log_dir / "floor_figures.json"
+    specs.write_text(json.dumps({args.page: drawn}))
+    print(f"floor: {len(drawn)} figures from the app's page, prebuilt; same sessions again", file=sys.stderr)
+    replica = load_servers.start_replica("floor", log_dir, FLOOR_ENTRY, {"FLOOR_FIGURES": str(specs)})
+    try:
+        floor_args = argparse.Namespace(**{**vars(args), "replicas": 1, "url": None})
+        return asyncio.run(measure(floor_args, load_servers.Deployment(replica.url, [replica])))
+    finally:
+        load_servers.stop(replica.process)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -315,6 +337,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--health-interval", type=float, default=0.5)
     parser.add_argument("--health-timeout", type=float, default=10)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="then run the same sessions against a bare page drawing the same figures (benchmarks/floor_app.py)",
+    )
     parser.add_argument("--log-dir", type=Path, help="keep server and balancer logs here (default: thrown away)")
     args = parser.parse_args(argv)
     if args.sessions < 1 or args.period <= 0 or args.seconds <= 0 or args.burst < 0 or args.ramp < 0:
@@ -331,9 +358,15 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args.url is None:
                 deployment = load_servers.start(args.replicas, log_dir)
-            result = asyncio.run(measure(args, deployment))
+            drawn: list[list[dict[str, str]]] = []
+            result = asyncio.run(measure(args, deployment, drawn))
             if deployment is not None:
                 result["balancer_events"] = deployment.balancer_events()
+            if args.floor:
+                if deployment is not None:  # the app's servers stop first: the floor gets the machine alone
+                    deployment.stop()
+                    deployment = None
+                result["floor"] = measure_floor(args, drawn[0], log_dir)
         except (LayoutError, load_servers.StartError) as problem:
             print(
                 f"error: {problem}\nIf the page changed, update its row in benchmarks/load_pages.py.", file=sys.stderr

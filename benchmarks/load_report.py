@@ -203,4 +203,30 @@ def render(figures: dict[str, Any]) -> str:
         shown = f"{value:g}" if v["target"].startswith(("0 ", "every")) else _s(value)
         note = f"   ({v['note']})" if v["note"] else ""
         lines.append(f"  {v['target']:<40} {shown:>9}  {'PASS' if v['pass'] else 'FAIL'}{note}")
+    if "floor" in figures:
+        lines += ["", *floor_lines(figures, figures["floor"])]
     return "\n".join(lines)
+
+
+FLOOR_RATIO_TARGET = 1.3  # issue 11 §1: a page's server CPU per rerun within 1.3 × its bare-page floor
+
+
+def floor_ratio(figures: dict[str, Any], floor: dict[str, Any]) -> float:
+    """The app's server CPU per rerun over the floor page's, both net of idle CPU; NaN if either is missing."""
+    app_ms, floor_ms = figures["server_cpu_per_rerun_ms"], floor["server_cpu_per_rerun_ms"]
+    return app_ms / floor_ms if floor_ms > 0 else math.nan
+
+
+def floor_lines(figures: dict[str, Any], floor: dict[str, Any]) -> list[str]:
+    """The floor run (benchmarks/floor_app.py, the same sessions after the app's), and app ÷ floor."""
+    ratio = floor_ratio(figures, floor)
+    verdict = "PASS" if ratio <= FLOOR_RATIO_TARGET else "FAIL"  # NaN fails
+    return [
+        "Floor: a bare page with one input, the headline and the page's own figures prebuilt, the same sessions,",
+        "  run after the app's on the same machine:",
+        _times("rerun", floor["rerun"]),
+        f"  errors: {floor['errors']['count']}; server CPU per rerun: {floor['server_cpu_per_rerun_ms']:.1f} ms "
+        f"({floor['server_cpu_per_rerun_basis']})",
+        f"  app ÷ floor, server CPU per rerun: {figures['server_cpu_per_rerun_ms']:.1f} ÷ "
+        f"{floor['server_cpu_per_rerun_ms']:.1f} ms = {ratio:.2f}x  (target ≤ {FLOOR_RATIO_TARGET:g}x: {verdict})",
+    ]

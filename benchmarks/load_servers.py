@@ -15,7 +15,6 @@ import importlib.util
 import math
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import time
@@ -43,6 +42,7 @@ def _load_app_command() -> ModuleType:
 
 
 APP = _load_app_command()
+stop = APP.stop
 
 
 class StartError(RuntimeError):
@@ -98,18 +98,6 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def stop(process: subprocess.Popen[Any]) -> None:
-    """SIGTERM by pid, then SIGKILL after 10 s."""
-    if process.poll() is not None:
-        return
-    os.kill(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
-
-
 def health(url: str, timeout_s: float = 2) -> bytes:
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as response:
@@ -148,16 +136,20 @@ class Replica:
         return str(APP.health_url(self.port))
 
 
-def start_replica(name: str, log_dir: Path) -> Replica:
+def start_replica(name: str, log_dir: Path, entry: str | None = None, env: dict[str, str] | None = None) -> Replica:
+    """The app as the image runs it; `entry` swaps only the script (the floor page), `env` adds variables."""
     port = free_port()
     log = log_dir / f"streamlit-{name}.log"
+    command = APP.app_command(port)
+    if entry is not None:
+        command[command.index(APP.ENTRY)] = entry
     with log.open("wb") as out:
         process = subprocess.Popen(
-            APP.app_command(port),
+            command,
             cwd=APP.REPO_ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **IMAGE_ENV},
+            env={**os.environ, **IMAGE_ENV, **(env or {})},
         )
     replica = Replica(name, port, process)
     _wait_healthy(process, replica.health_url, log, f"replica {name} (pid {process.pid})")

@@ -384,3 +384,40 @@ def test_haproxy_config_has_affinity_health_checks_and_tunnel_timeout() -> None:
     for name in env:
         assert f'"${{{name}}}"' in cfg, name
     assert re.findall(r"^\s*server (s\d) .* cookie (s\d)$", cfg, re.MULTILINE) == [("s1", "s1"), ("s2", "s2")]
+
+
+# --- the floor -----------------------------------------------------------------------------
+
+
+def test_floor_ratio_and_its_verdict() -> None:
+    app = {"server_cpu_per_rerun_ms": 26.0}
+    floor = {"server_cpu_per_rerun_ms": 20.0, "rerun": load_report.summary([0.01, 0.02]), "errors": {"count": 0},
+             "server_cpu_per_rerun_basis": "b"}  # fmt: skip
+    assert load_report.floor_ratio(app, floor) == pytest.approx(1.3)  # 26 ÷ 20
+    assert load_report.floor_lines(app, floor)[-1].endswith("= 1.30x  (target ≤ 1.3x: PASS)")
+    assert load_report.floor_lines({"server_cpu_per_rerun_ms": 27.0}, floor)[-1].endswith("FAIL)")  # 1.35x
+    # Nothing measured on the floor: no ratio, and no pass.
+    assert math.isnan(load_report.floor_ratio(app, {**floor, "server_cpu_per_rerun_ms": math.nan}))
+    assert load_report.floor_lines(app, {**floor, "server_cpu_per_rerun_ms": math.nan})[-1].endswith("FAIL)")
+
+
+def test_the_floor_runs_the_images_command_with_only_the_script_swapped(tmp_path, monkeypatch) -> None:
+    started = []
+
+    class Started:
+        pid = 1
+
+        def poll(self):
+            return None
+
+    def popen(command, **kwargs):
+        started.append((command, kwargs["env"]))
+        return Started()
+
+    monkeypatch.setattr(load_servers.subprocess, "Popen", popen)
+    monkeypatch.setattr(load_servers, "_wait_healthy", lambda *a: None)
+    load_servers.start_replica("floor", tmp_path, "benchmarks/floor_app.py", {"FLOOR_FIGURES": "f.json"})
+    command, env = started[0]
+    app = load_servers.APP.app_command(int(command[-1].split("=")[1]))
+    assert command == [a if a != load_servers.APP.ENTRY else "benchmarks/floor_app.py" for a in app]
+    assert env["FLOOR_FIGURES"] == "f.json" and env["STREAMLIT_SERVER_FILE_WATCHER_TYPE"] == "none"

@@ -241,6 +241,18 @@ def test_image_copies_the_entry_script_and_streamlit_settings() -> None:
     assert (ROOT / ".streamlit" / "config.toml").is_file()
 
 
+def test_streamlit_skips_its_full_collection_after_each_rerun() -> None:
+    # The load test's main finding: that collection was most of a rerun's server CPU. The option
+    # must still exist in the pinned Streamlit (a renamed one would be ignored without a word).
+    import tomllib
+
+    from streamlit import config
+
+    settings = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert settings["runner"]["postScriptGC"] is False
+    assert "runner.postScriptGC" in config._config_options_template
+
+
 # --- (d) requirements pins ----------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from app import bill_charts, overview_text, page_inputs
 from app import formatting as fmt
-from app.compute import cached_estimate, cached_lab_run
+from app.compute import cached_estimate, cached_lab_run, shared_figure
 from app.safe import plain
 from app.state import current_scenario
 from app.theme import PLOTLY_CONFIG
@@ -76,11 +76,15 @@ table(bill_charts.short_long_table(short, est), "Download the comparison (CSV)",
 left, right = st.columns(2)
 left.subheader("The bill against reply length")
 left.plotly_chart(
-    config=PLOTLY_CONFIG, figure_or_data=bill_charts.bill_vs_reply_length(scenario), key="bill_length_chart"
+    config=PLOTLY_CONFIG,
+    figure_or_data=shared_figure(bill_charts.bill_vs_reply_length, scenario),
+    key="bill_length_chart",
 )
 right.subheader("The bill against traffic")
 right.plotly_chart(
-    config=PLOTLY_CONFIG, figure_or_data=bill_charts.bill_vs_replies_per_day(est), key="bill_traffic_chart"
+    config=PLOTLY_CONFIG,
+    figure_or_data=shared_figure(bill_charts.bill_vs_replies_per_day, est),
+    key="bill_traffic_chart",
 )
 
 st.subheader("Renting the GPUs instead")

@@ -62,8 +62,8 @@ cols[2].metric("TTFT, model", fmt.ms(est.ttft_s))
 cols[3].metric("TTFT, fitted (intercept)", fmt.ms(sim_fit.ttft_s))
 st.plotly_chart(
     config=PLOTLY_CONFIG,
-    figure_or_data=latency_charts.latency_line(
-        line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit, chord=chord
+    figure_or_data=compute.shared_figure(
+        latency_charts.latency_line, line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit, chord=chord
     ),
 )
 capped = f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast."
@@ -88,7 +88,8 @@ st.subheader("The asymmetry: the same tokens as prompt and as output")
 both = replace(scenario.workload, prompt_tokens=out, output_tokens=out, cached_prompt_tokens=0)
 same = compute.cached_estimate(replace(scenario, workload=both))
 st.plotly_chart(
-    config=PLOTLY_CONFIG, figure_or_data=latency_charts.asymmetry_bars(out, same.ttft_s, same.latency.decode_s)
+    config=PLOTLY_CONFIG,
+    figure_or_data=compute.shared_figure(latency_charts.asymmetry_bars, out, same.ttft_s, same.latency.decode_s),
 )
 st.markdown(
     f"{fmt.count(out)} tokens as a prompt ride one prefill pass: {fmt.duration(same.ttft_s)}. As output they need "

@@ -68,7 +68,9 @@ machine = (balance, est.machine.compute_flops_per_s, est.machine.bandwidth_bytes
 prefill = est.prefill.intensity_flop_per_byte
 st.plotly_chart(
     config=PLOTLY_CONFIG,
-    figure_or_data=roofline_charts.roofline(*machine, batches, table.intensity_flop_per_byte, prefill, peaks),
+    figure_or_data=compute.shared_figure(
+        roofline_charts.roofline, *machine, batches, table.intensity_flop_per_byte, prefill, peaks
+    ),
 )
 st.caption(
     "Points sit on the roof: it is a bound. Fixed per-step costs (kernel launches, all-reduces) come on top. "
@@ -80,7 +82,10 @@ st.caption(
 st.subheader("The batch sweep")
 sweep = compute.cached_batch_sweep(scenario, sweep_batches(batch, critical, ceiling, batches))
 lines = (sweep.batch_size, sweep.step_time_s, sweep.output_tokens_per_s, sweep.compute_bound)
-st.plotly_chart(config=PLOTLY_CONFIG, figure_or_data=roofline_charts.batch_sweep(*lines, critical, ceiling, batch))
+st.plotly_chart(
+    config=PLOTLY_CONFIG,
+    figure_or_data=compute.shared_figure(roofline_charts.batch_sweep, *lines, critical, ceiling, batch),
+)
 st.caption(
     "Up to the critical batch the step time barely moves while throughput climbs: the weight read was going "
     "to happen anyway. Past it the maths is the wall and throughput plateaus."

@@ -31,6 +31,12 @@ def unescape(text: str) -> str:
     return text.replace("\\", "")
 
 
+def opened(at: AppTest, box: str) -> AppTest:
+    """A lazy sidebar expander opened, as a click does (its inputs are drawn only while open or edited)."""
+    at.session_state[box] = True
+    return at.run()
+
+
 def shared(at: AppTest) -> str:
     """The link in the share box (its lazy expander opened)."""
     at.session_state["sb_share_open"] = True
@@ -106,7 +112,7 @@ def test_link_warnings_stay_until_the_scenario_changes(open_app) -> None:
 
 
 def test_a_bad_combination_warns_in_the_sidebar_and_keeps_the_last_valid_scenario(open_app) -> None:
-    at = open_app(prompt="300")
+    at = opened(open_app(prompt="300"), "sb_caching_open")
     before = scenario(at)
     at.number_input(key="cached").set_value(400).run()
     (warning,) = at.sidebar.warning
@@ -124,7 +130,7 @@ def test_weights_that_do_not_fit_warn_with_the_fix(open_app) -> None:
 
 
 def test_automatic_efficiency_follows_the_gpu_and_a_chosen_one_stays(open_app) -> None:
-    at = open_app()
+    at = opened(open_app(), "sb_efficiency_open")
     at.selectbox(key="gpu").set_value("h100-sxm").run()
     assert scenario(at).efficiency == CALIBRATED
     assert at.number_input(key="mbu").value == CALIBRATED.mbu  # the numbers show the set in force
@@ -134,7 +140,7 @@ def test_automatic_efficiency_follows_the_gpu_and_a_chosen_one_stays(open_app) -
 
 
 def test_editing_a_number_keeps_the_preset_and_travels_beside_it(open_app) -> None:
-    at = open_app(model="llama-3.1-8b")
+    at = opened(open_app(model="llama-3.1-8b"), "sb_numbers_open")
     at.number_input(key="layers").set_value(40).run()
     edited = scenario(at).model
     assert (edited.id, edited.layers, edited.kv_heads) == ("llama-3.1-8b", 40, 8)
@@ -147,7 +153,7 @@ def test_editing_a_number_keeps_the_preset_and_travels_beside_it(open_app) -> No
 
 def test_a_custom_model_gains_a_kv_cache_when_its_shape_is_filled_in(open_app) -> None:
     # The custom base (the toy's numbers) has no attention shape: its five boxes start empty.
-    at = open_app(model="custom")
+    at = opened(open_app(model="custom"), "sb_numbers_open")
     assert at.number_input(key="layers").value is None
     shape = {"layers": 32, "hidden": 4096, "qheads": 32, "kvheads": 8, "headdim": 128}
     for key, value in list(shape.items())[:-1]:
@@ -159,6 +165,34 @@ def test_a_custom_model_gains_a_kv_cache_when_its_shape_is_filled_in(open_app) -
     assert model.kv_elements_per_token_per_layer * model.layers * 2 == 131_072 and not at.sidebar.warning
     at.number_input(key="layers").set_value(None).run()
     assert "given together" in at.sidebar.warning[0].value
+
+
+NUMBER_KEYS = {"layers", "mbu", "cached", "bw"}  # one from each lazy box: model, efficiency, caching, GPU
+
+
+def _drawn(at: AppTest) -> set[str]:
+    return {w.key for w in at.sidebar.number_input} & NUMBER_KEYS
+
+
+def test_closed_boxes_at_their_defaults_draw_no_inputs(open_app) -> None:
+    at = open_app(model="llama-3.1-8b")
+    assert _drawn(at) == set()  # none drawn: each widget costs every rerun
+    assert opened(at, "sb_numbers_open") and _drawn(at) == {"layers", "bw"}
+    assert scenario(at).model == presets.model("llama-3.1-8b")  # drawing them changes nothing
+
+
+def test_a_box_holding_an_edit_stays_drawn_while_closed_and_goes_when_reset(open_app) -> None:
+    # A link's edited number is drawn (its URL parameter must survive the run), the box closed.
+    at = open_app(model="llama-3.1-8b", layers="40", cached="100")
+    assert _drawn(at) == {"layers", "bw", "cached"}
+    assert (scenario(at).model.layers, scenario(at).workload.cached_prompt_tokens) == (40, 100)
+    # Back to the preset's value: the link drops it (AppTest does not write the address bar: as the
+    # browser does), nothing is held, so the closed box stops drawing; the scenario is the preset's.
+    at.number_input(key="layers").set_value(32).run()
+    del at.query_params["layers"]
+    at.run()
+    assert _drawn(at) == {"cached"} and scenario(at).model == presets.model("llama-3.1-8b")
+    assert scenario(at).workload.cached_prompt_tokens == 100
 
 
 def test_choosing_an_api_fills_its_prices_and_a_typed_price_overrides_them(open_app) -> None:

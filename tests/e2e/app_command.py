@@ -1,4 +1,4 @@
-"""The command that serves the dashboard, shared by the browser tests and the Dockerfile.
+"""The command that serves the dashboard, shared by the browser tests, the load test and the Dockerfile; and how to stop one.
 
 The e2e fixture starts ``app_command(port)`` with ``cwd=REPO_ROOT`` (so that
 ``.streamlit/config.toml`` applies, as in the image) and polls ``health_url(port)``.
@@ -9,8 +9,12 @@ the arguments here and the Dockerfile test tells you to change the image too.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,3 +59,15 @@ def docker_cmd() -> list[str]:
 def health_url(port: int, address: str = TEST_ADDRESS) -> str:
     """Streamlit's health endpoint; it answers ``ok`` once the server is up."""
     return f"http://{address}:{port}{HEALTH_PATH}"
+
+
+def stop(process: subprocess.Popen[Any]) -> None:
+    """Stop a server by its pid: SIGTERM, then SIGKILL if it has not gone after 10 s."""
+    if process.poll() is not None:
+        return
+    os.kill(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)

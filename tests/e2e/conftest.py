@@ -10,7 +10,6 @@ so CI cannot go green without running them. Every test in this folder is marked 
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import time
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.app_command import CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, TEST_ADDRESS, app_command, health_url
+from tests.e2e.app_command import CHROMIUM, CHROMIUM_ARGS, REPO_ROOT, TEST_ADDRESS, app_command, health_url, stop
 
 VIEWPORT = {"width": 1280, "height": 1400}  # tall: stMain scrolls by itself, so full_page captures nothing more
 HEALTH_TIMEOUT_S = 30.0
@@ -46,18 +45,6 @@ def _health(url: str) -> str:
             return response.read().decode("utf-8", "replace")
     except OSError:
         return ""
-
-
-def stop(process: subprocess.Popen[Any]) -> None:
-    """Stop the server by its pid: SIGTERM, then SIGKILL if it has not gone after 10 s."""
-    if process.poll() is not None:
-        return
-    os.kill(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
 
 
 def start_server(log_dir: Path) -> tuple[subprocess.Popen[Any], str]:

@@ -29,7 +29,12 @@ PAGES = {
     "Monthly bill": "/bill",
     "The lesson": "/lesson",
 }
-OVERVIEW_DEFAULTS = ["9.33 ms", "7.00 ms", "3.51 s", "142 tok/s", "$0.000850", "$2,550"]
+# Money first: the bill ($0.000850 × 100,000 replies × 30 days = $2,550; × 12 = $30,600), then the
+# lesson's latency: TTFT 9.33 ms, TPOT 7.00 ms, 9.33 + 500 × 7 = 3,509 ms; 1 / 7 ms = 143 tok/s for
+# the batch of one, 500 tokens / 3.51 s = 142 tok/s as its user sees it; an output token 150x a prompt token.
+OVERVIEW_DEFAULTS = [
+    "$2,550", "$0.000850", "$30,600", "9.33 ms", "7.00 ms", "3.51 s", "143 tok/s", "142 tok/s", "150.0x",
+]  # fmt: skip
 LLAMA_70B = "?model=llama-3.1-70b&gpu=h100-sxm&gpus=2&wbits=8&engine=typical"
 
 
@@ -204,6 +209,26 @@ def test_back_and_forward_move_one_page_at_a_time(page: Page) -> None:
     expect_no_exception(page)
 
 
+def test_an_edited_number_is_drawn_in_its_closed_box_and_its_reset_leaves_the_link_and_history(page: Page) -> None:
+    # The numbers' boxes draw their inputs only while open or holding an edit (each widget costs a rerun).
+    open_page(page, "/?model=llama-3.1-8b&layers=40")
+    expect(page.get_by_test_id("stMain")).to_contain_text("Llama 3.1 8B")
+    entries = page.evaluate("history.length")
+    box = page.get_by_test_id("stSidebar").get_by_text("Edit the model's and GPU's numbers")
+    box.click()
+    layers = sidebar_number(page, "Layers")
+    expect(layers).to_have_value("40")  # drawn while closed: the link's edit survived the first run
+    type_number(page, "Layers", 32)  # the preset's own value: no longer an edit
+    expect(page).not_to_have_url(re.compile(r"layers="))
+    page.locator(READY).wait_for(timeout=LOAD_TIMEOUT_MS)
+    box.click()  # closed, nothing held: not drawn at all
+    expect(layers).to_have_count(0)
+    page.locator(READY).wait_for(timeout=LOAD_TIMEOUT_MS)
+    assert page.evaluate("history.length") == entries  # none of it added a Back step
+    expect(page).to_have_url(re.compile(r"/\?model=llama-3\.1-8b$"))
+    expect_no_exception(page)
+
+
 def test_the_share_box_gives_an_absolute_link_to_this_page_and_view(
     page: Page, new_context: Callable[..., BrowserContext]
 ) -> None:
@@ -236,7 +261,9 @@ def test_typed_lengths_change_the_metrics_and_the_url_and_the_link_restores_them
     expect(page).to_have_url(re.compile(r"[?&]prompt=1000(&|$)"))
     type_number(page, "Output tokens", 1000)
     expect(page).to_have_url(re.compile(r"[?&]out=1000(&|$)"))
-    changed = ["46.67 ms", "7.00 ms", "7.05 s", "142 tok/s", "$0.002000", "$6,000"]
+    # 1,000 in × $0.5 + 1,000 out × $1.5 per million = $0.00200 a reply; × 3 M a month = $6,000, × 12 = $72,000.
+    # TTFT 1,000 × 14 GFLOP ÷ 300 TFLOP/s = 46.67 ms; 46.67 + 1,000 × 7 = 7,047 ms; 1,000 / 7.05 s = 142 tok/s.
+    changed = ["$6,000", "$0.00200", "$72,000", "46.67 ms", "7.00 ms", "7.05 s", "143 tok/s", "142 tok/s", "150.0x"]
     expect(page.get_by_test_id("stMetricValue")).to_have_text(changed)
     link = page.url
 
