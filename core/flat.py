@@ -32,6 +32,7 @@ from core.fields import (
     cut,
     flat_text,
     inputs,
+    lenient_list,
     range_phrase,
     read_number,
     resolved_bounds,
@@ -340,6 +341,9 @@ SKIP = object()  # lenient_value's answer for a value that cannot be read
 def lenient_value(described_input: Input, text: str, warnings: list[str]) -> Any:
     """One value from a link: clamped into range, rounded to a whole number, or SKIP; each fix a warning."""
     key = described_input.key
+    if described_input.is_list:
+        items = lenient_list(described_input, text, warnings)
+        return SKIP if items is None else items
     if described_input.kind is bool:
         if text.strip().lower() in ("true", "false"):
             return text.strip().lower() == "true"
