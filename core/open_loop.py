@@ -260,7 +260,9 @@ class OpenLoopModel:
             (ttft,), _, _ = self._ttfts(rates, state, (percentile,))
         return np.asarray(state.steady & (ttft <= ttft_target_s) & (state.tpot_s <= tpot_target_s))
 
-    def goodput_rate_per_s(self, ttft_target_s: float, tpot_target_s: float, percentile: float = 0.95) -> float | None:
+    def goodput_rate_per_s(
+        self, ttft_target_s: float, tpot_target_s: float, percentile: float = 0.95, highest: float | None = None
+    ) -> float | None:
         """The largest λ meeting both targets; None when even a trickle misses one.
 
         Both latencies grow with λ, so each pass walks a geometric grid of rates (first from
@@ -268,10 +270,12 @@ class OpenLoopModel:
         narrows to the grid step after it: three passes land within 0.41 % below the edge.
         Every rate returned was evaluated and meets both targets; looser targets never
         return a lower rate (the grids are the same, and a miss can only move later).
+        `highest`: the grid's top instead of this setup's bound (≥ it), so that setups compared
+        with one another search the same rates.
         """
         if not self.fits:
             return None
-        high = self.slot_limit_upper_per_s()
+        high = max(highest or 0.0, self.slot_limit_upper_per_s())
         low = high * _LOWEST
         trickle = high * _TRICKLE
 

@@ -33,6 +33,7 @@ from core.billing import SECONDS_PER_DAY, reply_cost
 from core.candidates import Setup, setups, split_problem
 from core.closed_loop import ClosedLoop, closed_loop
 from core.daily_curve import DailyCurve, peak_replicas
+from core.iteration import iteration
 from core.lengths import RequestLengths
 from core.memory import kv_cache_bytes, weight_bytes
 from core.open_loop import OpenLoop, OpenLoopModel
@@ -170,12 +171,18 @@ def _sized(scenario: Scenario, spec: Plan, lengths: RequestLengths, found: Optio
     """Steps 3-5: the goodput at the chosen cap, the fleet at the peak and what it costs."""
     setup, cap = found.setup, found.concurrency_per_replica or 1
     model = OpenLoopModel.build(_replica(scenario, setup, cap), lengths)
-    goodput = model.goodput_rate_per_s(spec.ttft_target_s, spec.tpot_target_s, spec.ttft_quantile)
+    # The rates searched are the same whatever the cap (the top: every slot that fits, decoding
+    # without a stall), so a looser tokens/s target — a larger cap — searches the same grid.
+    fits = found.max_concurrency_that_fits
+    decode_s = iteration(model.replica, float(fits), lengths.mean_decode_context_tokens).time_s
+    top = fits / (lengths.mean_output_tokens * float(decode_s))
+    goodput = model.goodput_rate_per_s(spec.ttft_target_s, spec.tpot_target_s, spec.ttft_quantile, top)
     if goodput is None:
         return replace(found, problem=Problem.MISSES_TTFT, reason=_lone_miss(spec, model))
     curve = DailyCurve(spec.peak_to_average)
     replicas = peak_replicas(mean_rate * spec.peak_to_average, goodput, spec.min_replicas)
-    per_replica = mean_rate * spec.peak_to_average / replicas if replicas else 1e-9 * goodput
+    # No traffic (or a floor of 0 replicas): the point is a trickle, where nothing waits.
+    per_replica = mean_rate * spec.peak_to_average / replicas if replicas and mean_rate else 1e-9 * goodput
     point = model.point(per_replica, model.capacity_per_s(at_least=goodput))
     sized = replace(
         found,
