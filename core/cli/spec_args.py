@@ -14,7 +14,6 @@ from typing import TypeVar
 from core.fields import Input, flat_text, inputs, list_text
 from core.spec_flat import spec_from_flat
 
-
 Spec = TypeVar("Spec")
 
 
