@@ -14,7 +14,8 @@ value written by `flat_text` parses back to exactly the same float.
 
 Lists (`kind=tuple`, `item=int` or `str`): a tuple of items, written comma-separated in the
 flat form (`tp=1,2,4`), each item one of `choices` — or of `choices_from()` when they are
-known only at run time (preset ids) — no item twice; empty only when `optional`.
+known only at run time (preset ids) — no item twice; empty only when `optional`. Their
+readers and writer are in `core.field_lists`.
 """
 
 from __future__ import annotations
@@ -274,66 +275,12 @@ def read_number(described_input: Input, text: str, low: float, high: float) -> f
     return value
 
 
-def list_text(items: tuple[Any, ...]) -> str:
-    """A list's flat form: its items comma-separated, no spaces. Example: (1, 2, 4) → '1,2,4'."""
-    return ",".join(str(item) for item in items)
-
-
-def list_items(described_input: Input, text: str) -> tuple[list[Any], list[str]]:
-    """A list's text → (the items read, in order and once each; the pieces that are not allowed items)."""
-    allowed, kind = described_input.allowed(), described_input.item or str
-    items: list[Any] = []
-    bad: list[str] = []
-    for piece in (p.strip() for p in text.split(",")):
-        if not piece:
-            continue
-        try:
-            item = kind(piece)
-        except ValueError:
-            item = None
-        if item is None or (allowed and piece not in allowed):
-            bad.append(piece)
-        elif item not in items:
-            items.append(item)
-    return items, bad
-
-
 def list_rule(described_input: Input) -> str:
     """'a comma-separated list of 1, 2, 4, 8, each once' (and when it may be empty)."""
     empty = " (or empty)" if described_input.optional else ""
     allowed = described_input.allowed()
     of = f" of {', '.join(allowed)}" if allowed else ""
     return f"a comma-separated list{of}, each once{empty}"
-
-
-def read_list(described_input: Input, text: str) -> tuple[Any, ...]:
-    """Strict: '1, 2,4' → (1, 2, 4); ValueError naming the key and the allowed items otherwise.
-
-    An item not allowed, an item twice, or an empty list that may not be empty is an error.
-    """
-    items, bad = list_items(described_input, text)
-    pieces = [p.strip() for p in text.split(",") if p.strip()]
-    if bad or len(items) != len(pieces) or (not items and not described_input.optional):
-        raise ValueError(f"{described_input.key} must be {list_rule(described_input)}, got {cut(text)!r}")
-    return tuple(items)
-
-
-def lenient_list(described_input: Input, text: str, warnings: list[str]) -> tuple[Any, ...] | None:
-    """Lenient: the allowed items of a list, each once; a warning naming the key for what was dropped.
-
-    None when nothing usable is left of a list that may not be empty (the caller keeps its default).
-    Example: tp='2,3,2' → (2,), with one warning about 3.
-    """
-    key = described_input.key
-    items, bad = list_items(described_input, text)
-    if bad:
-        dropped = ", ".join(cut(piece, 20) for piece in bad[:5]) + (" and more" if len(bad) > 5 else "")
-        warnings.append(f"Ignored {dropped} in {key}: {key} must be {list_rule(described_input)}.")
-    if not items and not described_input.optional:
-        if not bad:
-            warnings.append(f"Ignored {key}: it must be {list_rule(described_input)}, not empty.")
-        return None
-    return tuple(items)
 
 
 def walk(spec_types: tuple[type, ...]) -> Iterator[tuple[type, str, Input]]:

@@ -25,6 +25,7 @@ from typing import Any
 from core import presets
 from core.efficiency import BASES, default_efficiency, efficiency_base
 from core.engine import ALIASES
+from core.field_lists import lenient_list
 from core.fields import (
     Input,
     allowed_range,
@@ -32,7 +33,6 @@ from core.fields import (
     cut,
     flat_text,
     inputs,
-    lenient_list,
     range_phrase,
     read_number,
     resolved_bounds,

@@ -29,7 +29,6 @@ many rates at once and `goodput` searches a grid of rates a pass at a time.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,15 +44,11 @@ from core.queueing import (
     prompts_per_iteration,
     wait_quantile_s,
 )
+from core.rate_search import last_passing_rate, root_below
 from core.replica import Replica
 from core.validation import check_number
 
 PERCENTILES = (0.5, 0.9, 0.95, 0.99)
-_ROOT_STEPS = 80  # Illinois steps at most; they stop once the bracket is 1e-13 wide
-_GRID = 16  # arrival rates per pass of the goodput search
-_PASSES = 3  # each narrows a geometric bracket 15-fold: 1e-6..1 → a ratio of 1.0041
-_LOWEST = 1e-6  # of the slots' upper bound: the smallest rate the goodput grid starts from
-_TRICKLE = 1e-9  # of the same bound: a rate at which nothing waits
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,12 +142,12 @@ class OpenLoopModel:
         """
         if not self.fits:
             return 0.0
-        slots = _root_below(
+        slots = root_below(
             lambda rate: rate - self._service_rates_per_s(rate)[..., -1], self.slot_limit_upper_per_s(), at_least
         )
         if self._state(np.array([slots * (1 - 1e-9)])).prefill_load[0] < 1:
             return slots
-        return _root_below(lambda rate: self._state(rate).prefill_load - 1, slots, at_least)
+        return root_below(lambda rate: self._state(rate).prefill_load - 1, slots, at_least)
 
     def _state(self, rates: np.ndarray) -> _State:
         """The state at each of `rates` (shape (K,)); rows past the slots' limit are marked, not steady."""
@@ -265,66 +260,18 @@ class OpenLoopModel:
     ) -> float | None:
         """The largest λ meeting both targets; None when even a trickle misses one.
 
-        Both latencies grow with λ, so each pass walks a geometric grid of rates (first from
-        1e-6 of the slots' upper bound to the bound), keeps the rate before the first miss and
-        narrows to the grid step after it: three passes land within 0.41 % below the edge.
-        Every rate returned was evaluated and meets both targets; looser targets never
-        return a lower rate (the grids are the same, and a miss can only move later).
-        `highest`: the grid's top instead of this setup's bound (≥ it), so that setups compared
-        with one another search the same rates.
+        Both latencies grow with λ: `rate_search.last_passing_rate` up to the slots' upper
+        bound lands within 0.41 % below the edge, on a rate evaluated and meeting both; looser
+        targets never return a lower rate. `highest`: the grids' top instead of this setup's
+        bound (≥ it), so that setups compared with one another search the same rates.
         """
         if not self.fits:
             return None
-        high = max(highest or 0.0, self.slot_limit_upper_per_s())
-        low = high * _LOWEST
-        trickle = high * _TRICKLE
 
-        def check(rates: np.ndarray) -> np.ndarray:
+        def passes(rates: np.ndarray) -> np.ndarray:
             return self.meets(rates, ttft_target_s, tpot_target_s, percentile)
 
-        passing = check(np.concatenate(([trickle], np.geomspace(low, high, _GRID))))
-        if not passing[0]:
-            return None  # the prefill or a lone request's TPOT is already too slow
-        best = trickle
-        for sweep in range(_PASSES):
-            rates = np.geomspace(low, high, _GRID)
-            passing = passing[1:] if sweep == 0 else check(rates)
-            misses = np.flatnonzero(~passing)
-            first_miss = int(misses[0]) if misses.size else len(rates)
-            if first_miss == 0:
-                break  # the edge lies below this grid's first rate
-            best = float(rates[first_miss - 1])
-            if first_miss == len(rates):
-                break  # every rate up to the bound meets the targets
-            low, high = rates[first_miss - 1], rates[first_miss]
-        return best
-
-
-def _root_below(excess: Callable[[np.ndarray], np.ndarray], high: float, low: float = 0.0) -> float:
-    """The largest rate in (low, high) where `excess` (increasing, < 0 at low, > 0 at high) is still < 0.
-
-    Illinois (regula falsi that halves the value at an end kept twice in a row), stopping
-    when the bracket is 1e-13 of `high` wide; returns the bracket's lower end.
-    """
-    f_high = float(excess(np.array([high]))[0])
-    if f_high <= 0:
-        return high
-    f_low = float(excess(np.array([max(low, high * 1e-12)]))[0])  # at 0 it would take log(0)
-    moved = 0  # which end the last step replaced: -1 low, +1 high
-    for _ in range(_ROOT_STEPS):
-        if high - low <= 1e-13 * high:
-            break
-        guess = (low * f_high - high * f_low) / (f_high - f_low)
-        if not low < guess < high:
-            guess = (low + high) / 2
-        f_guess = float(excess(np.array([guess]))[0])
-        if f_guess < 0:
-            low, f_low, f_high = guess, f_guess, f_high / 2 if moved == -1 else f_high
-            moved = -1
-        else:
-            high, f_high, f_low = guess, f_guess, f_low / 2 if moved == 1 else f_low
-            moved = 1
-    return low
+        return last_passing_rate(passes, max(highest or 0.0, self.slot_limit_upper_per_s()))
 
 
 def _scalar(point: OpenLoop) -> OpenLoop:

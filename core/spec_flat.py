@@ -13,7 +13,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from core.fields import Input, cut, flat_text, inputs, list_text, read_list, read_number
+from core.field_lists import list_text, read_list
+from core.fields import Input, cut, flat_text, inputs, read_number
 from core.flat import MAX_VALUE_CHARS, SKIP, lenient_value
 
 MAX_LIST_CHARS = 16 * MAX_VALUE_CHARS  # a list of every GPU preset id is ~150 characters

@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from core.fields import Input, bound_field, flat_text, inputs, list_text
+from core.field_lists import list_text
+from core.fields import Input, bound_field, flat_text, inputs
 from core.flat import SECTIONS
 from core.load import Load
 from core.plan_spec import Plan

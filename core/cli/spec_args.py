@@ -11,7 +11,8 @@ import argparse
 from collections.abc import Collection
 from typing import TypeVar
 
-from core.fields import Input, flat_text, inputs, list_text
+from core.field_lists import list_text
+from core.fields import Input, flat_text, inputs
 from core.spec_flat import spec_from_flat
 
 Spec = TypeVar("Spec")

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import presets
-from core.fields import inputs, list_text, read_list
+from core.field_lists import list_text, read_list
+from core.fields import inputs
 from core.flat import FLAT_KEYS
 from core.load import Load
 from core.plan_spec import Plan
