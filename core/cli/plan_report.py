@@ -106,11 +106,7 @@ def recommendation(result: CapacityPlan) -> str:
     """'48 × NVIDIA H100 SXM 80GB in 12 replicas of TP 4, 8-bit, at up to 108 requests each: …'."""
     best, api = result.best, result.api_monthly_usd
     if best is None:
-        counts: dict[str, int] = {}
-        for option in result.failures:
-            label = option.problem.value if option.problem is not None else "?"
-            counts[label] = counts.get(label, 0) + 1
-        why = ", ".join(f"{n} {label}" for label, n in counts.items())
+        why = _problem_counts(result)
         return f"No candidate meets every target ({why}); the API would cost ${api:,.0f} a month."
     setup = best.setup
     replicas = best.replicas_at_peak or 0
@@ -122,13 +118,22 @@ def recommendation(result: CapacityPlan) -> str:
     )
 
 
+def _problem_counts(result: CapacityPlan) -> str:
+    """'33 does not fit, 9 too slow to stream, 1 misses TTFT'."""
+    counts: dict[str, int] = {}
+    for option in result.failures:
+        label = option.problem.value if option.problem is not None else "?"
+        counts[label] = counts.get(label, 0) + 1
+    return ", ".join(f"{n} {label}" for label, n in counts.items())
+
+
 def _header(result: CapacityPlan) -> list[str]:
     s, spec, w = result.scenario, result.spec, result.scenario.workload
     f = result.lengths.low_fraction
     varied = "" if f == 1 else f", each {f * 100:g}-100 % of that"
     return [
         f"{s.model.name}: {w.prompt_tokens:,}-token prompts, {w.output_tokens:,}-token replies{varied}; "
-        f"engine {s.engine.name}, KV {s.precision.kv_bits:g}-bit",
+        f"engine: {s.engine.name}, KV cache {s.precision.kv_bits:g}-bit",
         f"traffic: {s.pricing.replies_per_day:,} replies/day = {result.mean_requests_per_s:,.2f} requests/s on average, "
         f"{result.peak_requests_per_s:,.2f} at the peak ({spec.peak_to_average:g}x)",
         f"targets at the peak: p{spec.ttft_percentile} TTFT <= {spec.ttft_target_s / S_PER_MS:,.0f} ms, "
@@ -146,9 +151,9 @@ def _row(rank: int, option: Option, percentile: float) -> str:
     ttft = float(point.ttft_quantile_field(percentile)) / S_PER_MS if point is not None else math.nan
     return (
         f"{rank:>4}  {s.gpu.id:<14}{s.gpus_per_replica:>3}  {s.precision_name:<12}{option.concurrency_per_replica or 0:>5}"
-        f"{option.replicas_at_peak or 0:>6}{option.total_gpus_at_peak or 0:>6}{option.output_tokens_per_s_per_gpu or 0:>9,.0f}"
-        f"{option.tokens_per_s_per_user or 0:>8.1f}{ttft:>9,.0f}{option.usd_per_million_output_tokens or 0:>8.2f}"
-        f"{option.monthly_cost_usd or 0:>14,.0f}{option.monthly_cost_peak_usd or 0:>14,.0f}"
+        f"{option.replicas_at_peak or 0:>6}{option.total_gpus_at_peak or 0:>6}{option.output_tokens_per_s_per_gpu or 0:>11,.0f}"
+        f"{option.tokens_per_s_per_user or 0:>9.1f}{ttft:>9,.0f}{option.usd_per_million_output_tokens or 0:>9.2f}"
+        f"{option.monthly_cost_usd or 0:>13,.0f}{option.monthly_cost_peak_usd or 0:>13,.0f}"
     )
 
 
@@ -157,8 +162,8 @@ def plan_text(result: CapacityPlan) -> str:
     lines = [*_header(result), "", recommendation(result), ""]
     if result.ranked:
         lines.append(
-            f"{'rank':>4}  {'GPU':<14}{'TP':>3}  {'precision':<12}{'cap':>5}{'reps':>6}{'GPUs':>6}{'tok/s/GPU':>9}"
-            f"{'tok/s/u':>8}{f'p{spec.ttft_percentile} ms':>9}{'$/M out':>8}{'$/mo auto':>14}{'$/mo peak':>14}"
+            f"{'rank':>4}  {'GPU':<14}{'TP':>3}  {'precision':<12}{'cap':>5}{'reps':>6}{'GPUs':>6}{'tok/s/GPU':>11}"
+            f"{'tok/s/u':>9}{f'p{spec.ttft_percentile} ms':>9}{'$/M out':>9}{'$/mo auto':>13}{'$/mo peak':>13}"
         )
         lines += [_row(i, option, spec.ttft_quantile) for i, option in enumerate(result.ranked, 1)]
         lines.append(
@@ -166,6 +171,6 @@ def plan_text(result: CapacityPlan) -> str:
             "at the peak; $/mo auto: autoscaled over the day)"
         )
     if result.failures:
-        lines += ["", f"not ranked ({len(result.failures)}):"]
+        lines += ["", f"not ranked ({_problem_counts(result)}):"]
         lines += [f"  {o.setup.label}: {o.problem.value if o.problem else ''} — {o.reason}" for o in result.failures]
     return "\n".join(lines) + "\n"
