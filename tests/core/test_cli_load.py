@@ -15,7 +15,16 @@ from tests.core.test_cli import run_cli
 
 LLAMA_70B = ("--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus", "2", "--weight-bits", "8")
 PLAN_70B = ("plan", "--model", "llama-3.1-70b", "--replies-per-day", "2000000", "--engine", "vllm")
-PLAN_SMALL = (*PLAN_70B, "--candidate-gpus", "h100-sxm,l4,h200", "--tensor-parallel", "1,4", "--weight-precisions", "8")
+# The lesson's toy GPU has no price, by design (it is not a product).
+PLAN_SMALL = (
+    *PLAN_70B,
+    "--candidate-gpus",
+    "h100-sxm,l4,toy-gpu",
+    "--tensor-parallel",
+    "1,4",
+    "--weight-precisions",
+    "8",
+)
 
 
 def test_serve_at_one_request_is_estimate(capsys) -> None:
@@ -82,11 +91,11 @@ def test_plan_json(capsys) -> None:
     assert best["problem"] is None and best["ttft_p95_ms"] <= 1000 and best["tokens_per_s_per_user"] >= 30
     assert best["monthly_cost_autoscaled_usd"] <= best["monthly_cost_peak_usd"]
     problems = {(row["gpu"], row["gpus_per_replica"]): row["problem"] for row in data["failures"]}
-    assert problems[("h100-sxm", 1)] == "does not fit" and problems[("h200", 4)] == "no price"
+    assert problems[("h100-sxm", 1)] == "does not fit" and problems[("toy-gpu", 4)] == "no price"
     # The lesson's prices: 200 × $0.50 + 500 × $1.50 per million = $0.00085 a reply × 2,000,000 × 30 = $51,000.
     assert data["api_monthly_usd"] == pytest.approx(51_000)
     assert data["recommendation"].endswith("the API would cost $51,000.")
-    assert data["plan"]["cands"] == "h100-sxm,l4,h200" and data["scenario"]["replies"] == "2000000"
+    assert data["plan"]["cands"] == "h100-sxm,l4,toy-gpu" and data["scenario"]["replies"] == "2000000"
     _, out, _ = run_cli(capsys, *PLAN_SMALL, "--json", "--frontier")
     frontier = json.loads(out)["candidates"][0]["frontier"]
     assert frontier["chosen_concurrency"] == best["concurrency_per_replica"] in frontier["concurrency"]

@@ -132,10 +132,10 @@ def test_a_candidate_too_slow_to_stream_keeps_its_frontier(llama70b: CapacityPla
 
 
 def test_a_gpu_without_a_price_keeps_its_frontier_and_a_price_ranks_it() -> None:
-    # The H200 has no published price: not ranked, its frontier still there. As the scenario's GPU
-    # with a price it stands in for its preset and is sized and costed.
+    # An H200 without a price (as the scenario's GPU it stands in for its preset): not ranked, its
+    # frontier still there. With a price it is sized and costed.
     spec = Plan(gpu_ids=("h200",), tensor_parallel=(2,), weight_bits=(8,))
-    unpriced = plan(scenario(), spec).options[0]
+    unpriced = plan(replace(scenario(), gpu=replace(presets.gpu("h200"), price_usd_per_hour=None)), spec).options[0]
     assert unpriced.problem is Problem.NO_PRICE and unpriced.concurrency_per_replica is not None
     assert unpriced.frontier is not None and unpriced.frontier.usd_per_million_output_tokens is None
     priced = replace(scenario(), gpu=replace(presets.gpu("h200"), price_usd_per_hour=4.0))
@@ -178,11 +178,14 @@ def test_the_precision_mapping() -> None:
 
 
 def test_the_default_candidates_are_the_gpus_with_a_price() -> None:
-    priced = ("h100-sxm", "h100-pcie", "a100-80gb-sxm", "a100-40gb", "l40s", "l4", "a10g")
+    # Today's priced presets, in file order (a preset given a price later joins them by itself).
+    priced = tuple(i for i, p in presets.gpu_presets().items() if p.gpu.price_usd_per_hour is not None)
+    assert {"h100-sxm", "a100-80gb-sxm", "l4"} <= set(priced) and "toy-gpu" not in priced
     assert tuple(g.id for g in candidate_gpus(scenario(), Plan())) == priced
     # The scenario's GPU given a price joins them, in preset order; edited, it stands in for its preset.
     h200 = replace(presets.gpu("h200"), price_usd_per_hour=4.0)
-    assert candidate_gpus(replace(scenario(), gpu=h200), Plan())[2] is h200
+    chosen = candidate_gpus(replace(scenario(), gpu=h200), Plan())
+    assert chosen[[g.id for g in chosen].index("h200")] is h200
     cheap = replace(presets.gpu("h100-sxm"), price_usd_per_hour=1.0)
     assert candidate_gpus(replace(scenario(), gpu=cheap), Plan())[0] is cheap
 
