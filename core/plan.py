@@ -4,22 +4,24 @@ For every candidate (`core.candidates`: GPU × GPUs per replica × weight precis
 scenario's engine and efficiency):
 
 1. Memory: the most requests whose KV cache fits beside the weights; none → "does not fit".
-2. Concurrency: the closed loop over a geometric grid of concurrencies up to that and the
-   plan's cap (this is the frontier); the largest whose TPOT meets the tokens/s target is the
-   replica's cap C (its max_num_seqs). No request ever decodes in a bigger batch, so the
-   target holds for every request, not only on average. Not even C = 1 → "too slow to stream".
-3. Rate: with at most C in flight, the open loop's goodput — the largest Poisson arrival rate
-   per replica whose TTFT at the plan's percentile (queue included) and mean TPOT meet the
-   targets. A lone request already misses → "misses TTFT".
+   The replica runs at most C = min(that, the plan's cap) at once (its max_num_seqs).
+2. Frontier: the closed loop over a geometric grid of concurrencies up to C (InferenceX's
+   chart). A lone request already slower than the tokens/s target → "too slow to stream".
+3. Rate: the open loop's goodput — the largest Poisson arrival rate per replica at which
+   TTFT at the plan's percentile (queue included) and the mean TPOT meet the targets; the
+   requests in flight there (rate × end-to-end latency) are the most concurrency a replica
+   holds within the targets. A lone request already misses → "misses TTFT".
 4. Fleet: replicas at peak = max(floor, ⌈peak rate / goodput⌉); at the peak each replica then
    takes peak / replicas, where the open loop gives the reported TTFT, TPOT and throughput.
 5. Money: the peak fleet all month; the fleet following the daily curve (`core.daily_curve`);
    $ per million output tokens at the peak; and the API's bill for the same replies.
 
-Candidates meeting every target (and with a price) are ranked by the autoscaled monthly
-cost, then the peak-sized one, the GPUs and the candidates' order: a plan is deterministic.
-The others stay in the result with their reason. Lengths are the workload's, varied as the
-`RequestLengths` given say; the load model assumes no prefix-cache hits.
+Nothing in a candidate's model depends on the targets (the cap, the rates searched), and each
+check only gets easier as a target loosens, so a looser target never costs more. Candidates
+meeting every target (and with a price) are ranked by the autoscaled monthly cost, then the
+peak-sized one, the GPUs and the candidates' order: a plan is deterministic. The others stay
+in the result with their reason. Lengths are the workload's, varied as the `RequestLengths`
+given say; the load model assumes no prefix-cache hits.
 """
 
 from __future__ import annotations
@@ -33,10 +35,9 @@ from core.billing import SECONDS_PER_DAY, reply_cost
 from core.candidates import Setup, setups, split_problem
 from core.closed_loop import ClosedLoop, closed_loop
 from core.daily_curve import DailyCurve, peak_replicas
-from core.iteration import iteration
 from core.lengths import RequestLengths
 from core.memory import kv_cache_bytes, weight_bytes
-from core.open_loop import OpenLoop, OpenLoopModel
+from core.open_loop import OpenLoopModel
 from core.plan_options import Frontier, Option, Problem
 from core.plan_spec import Plan
 from core.replica import Replica
@@ -129,16 +130,13 @@ def _option(scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: Setu
     fits = replica.max_concurrency_that_fits(lengths)
     if fits == 0:
         return Option(setup, Problem.DOES_NOT_FIT, fit_problem(replica, lengths))
-    grid = concurrency_grid(min(fits, spec.max_concurrency))
-    closed = closed_loop(replica, lengths, grid)
-    fast = np.asarray(closed.tokens_per_s_per_user) >= spec.tokens_per_s_per_user
-    if not fast[0]:
-        speed = float(closed.tokens_per_s_per_user[0])
-        reason = f"streams {speed:.2f} tokens/s even alone, below the {spec.tokens_per_s_per_user:g} asked"
-        return Option(setup, Problem.TOO_SLOW, reason, fits, _frontier(setup, closed, None))
-    # The largest concurrency before the first one too slow (TPOT grows with concurrency).
-    cap = int(grid[-1] if fast.all() else grid[int(np.argmin(fast)) - 1])
-    found = Option(setup, None, "", fits, _frontier(setup, closed, cap), concurrency_per_replica=cap)
+    cap = min(fits, spec.max_concurrency)
+    closed = closed_loop(replica, lengths, concurrency_grid(cap))
+    found = Option(setup, None, "", fits, _frontier(setup, closed), max_running_per_replica=cap)
+    alone = float(closed.tokens_per_s_per_user[0])
+    if alone < spec.tokens_per_s_per_user:
+        reason = f"streams {alone:.2f} tokens/s even alone, below the {spec.tokens_per_s_per_user:g} asked"
+        return replace(found, problem=Problem.TOO_SLOW, reason=reason)
     if setup.gpu.price_usd_per_hour is None:
         # Nothing to rank it by: its frontier stands, the open-loop sizing is not spent on it.
         reason = f"no rental price for {setup.gpu.name}: give it one (as the scenario's GPU) to size and cost a fleet"
@@ -168,28 +166,25 @@ def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
 
 
 def _sized(scenario: Scenario, spec: Plan, lengths: RequestLengths, found: Option, mean_rate: float) -> Option:
-    """Steps 3-5: the goodput at the chosen cap, the fleet at the peak and what it costs."""
-    setup, cap = found.setup, found.concurrency_per_replica or 1
-    model = OpenLoopModel.build(_replica(scenario, setup, cap), lengths)
-    # The rates searched are the same whatever the cap (the top: every slot that fits, decoding
-    # without a stall), so a looser tokens/s target — a larger cap — searches the same grid.
-    fits = found.max_concurrency_that_fits
-    decode_s = iteration(model.replica, float(fits), lengths.mean_decode_context_tokens).time_s
-    top = fits / (lengths.mean_output_tokens * float(decode_s))
-    goodput = model.goodput_rate_per_s(spec.ttft_target_s, spec.tpot_target_s, spec.ttft_quantile, top)
+    """Steps 3-5: the goodput, the fleet at the peak and what it costs."""
+    setup, cap = found.setup, found.max_running_per_replica or 1
+    engine = scenario.engine
+    model = OpenLoopModel.build(_replica(scenario, setup, cap if cap < engine.max_sequences else None), lengths)
+    goodput = model.goodput_rate_per_s(spec.ttft_target_s, spec.tpot_target_s, spec.ttft_quantile)
     if goodput is None:
         return replace(found, problem=Problem.MISSES_TTFT, reason=_lone_miss(spec, model))
-    curve = DailyCurve(spec.peak_to_average)
+    capacity = model.capacity_per_s(at_least=goodput)
+    edge = model.point(goodput, capacity)
     replicas = peak_replicas(mean_rate * spec.peak_to_average, goodput, spec.min_replicas)
     # No traffic (or a floor of 0 replicas): the point is a trickle, where nothing waits.
     per_replica = mean_rate * spec.peak_to_average / replicas if replicas and mean_rate else 1e-9 * goodput
-    point = model.point(per_replica, model.capacity_per_s(at_least=goodput))
     sized = replace(
         found,
         requests_per_s_per_replica=goodput,
+        concurrency_per_replica=float(edge.mean_in_flight),
         replicas_at_peak=replicas,
-        mean_replicas=curve.mean_replicas(mean_rate, goodput, spec.min_replicas),
-        point=point,
+        mean_replicas=DailyCurve(spec.peak_to_average).mean_replicas(mean_rate, goodput, spec.min_replicas),
+        point=model.point(per_replica, capacity),
     )
     return _priced(scenario, sized, setup.gpu.price_usd_per_hour or 0.0)
 
@@ -220,7 +215,7 @@ def _priced(scenario: Scenario, sized: Option, price: float) -> Option:
     )
 
 
-def _frontier(setup: Setup, closed: ClosedLoop, chosen: int | None) -> Frontier:
+def _frontier(setup: Setup, closed: ClosedLoop) -> Frontier:
     """The closed loop over the grid: InferenceX's axes, and the same in $ per million output tokens."""
     per_gpu = np.asarray(closed.output_tokens_per_s_per_gpu, dtype=float)
     price = setup.gpu.price_usd_per_hour
@@ -232,8 +227,4 @@ def _frontier(setup: Setup, closed: ClosedLoop, chosen: int | None) -> Frontier:
         usd_per_million_output_tokens=None
         if price is None
         else tuple(float(price / (x * S_PER_HOUR) * TOKENS_PER_MILLION) for x in per_gpu),
-        chosen_concurrency=chosen,
     )
-
-
-__all__ = ["CapacityPlan", "Frontier", "OpenLoop", "Option", "Problem", "concurrency_grid", "plan"]

@@ -2,8 +2,8 @@
 
 Frozen dataclasses in SI units (seconds, requests per second, USD). An `Option` that meets
 every target has every field; one that fails keeps what was found before it failed (the
-frontier of a candidate too slow for the TTFT target, the whole sizing of one without a
-price) and says why in `problem` (a fixed code) and `reason` (words with the numbers).
+frontier of a candidate too slow to stream or without a price) and says why in `problem`
+(a fixed code) and `reason` (words with the numbers).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Frontier:
 
     Throughput per GPU against tokens/s per user is InferenceX's chart; the same throughput in
     $ per million output tokens = price per GPU-hour / (tokens/s per GPU × 3600) × 1e6 (None
-    without a price). `chosen_concurrency` is the replica's cap (None when even 1 is too slow).
+    without a price). The chosen point is the candidate's `Option.point`, on the same axes.
     """
 
     concurrency: tuple[int, ...]
@@ -39,7 +39,6 @@ class Frontier:
     tokens_per_s_per_user: tuple[float, ...]
     ttft_s: tuple[float, ...]  # mean, closed loop
     usd_per_million_output_tokens: tuple[float, ...] | None
-    chosen_concurrency: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +50,9 @@ class Option:
     reason: str
     max_concurrency_that_fits: int = 0
     frontier: Frontier | None = None
-    concurrency_per_replica: int | None = None  # the replica's cap: its max_num_seqs
+    max_running_per_replica: int | None = None  # the engine's cap (max_num_seqs): what fits, at most the plan's
     requests_per_s_per_replica: float | None = None  # goodput: the most a replica takes within the targets
+    concurrency_per_replica: float | None = None  # requests in flight at the goodput: goodput × end to end
     replicas_at_peak: int | None = None
     mean_replicas: float | None = None  # over the day, autoscaled
     point: OpenLoop | None = None

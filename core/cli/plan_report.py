@@ -18,6 +18,7 @@ CANDIDATE_KEYS = (
     "problem",
     "reason",
     "max_concurrency_that_fits",
+    "max_running_per_replica",
     "concurrency_per_replica",
     "requests_per_s_per_replica",
     "replicas_at_peak",
@@ -51,6 +52,7 @@ def option_json(option: Option, percentile: float, frontier: bool = False) -> di
         "problem": None if option.problem is None else option.problem.value,
         "reason": option.reason or None,
         "max_concurrency_that_fits": option.max_concurrency_that_fits,
+        "max_running_per_replica": option.max_running_per_replica,
         "concurrency_per_replica": option.concurrency_per_replica,
         "requests_per_s_per_replica": option.requests_per_s_per_replica,
         "replicas_at_peak": option.replicas_at_peak,
@@ -76,7 +78,6 @@ def option_json(option: Option, percentile: float, frontier: bool = False) -> di
             "usd_per_million_output_tokens": None
             if f.usd_per_million_output_tokens is None
             else list(f.usd_per_million_output_tokens),
-            "chosen_concurrency": f.chosen_concurrency,
         }
     return values
 
@@ -112,8 +113,8 @@ def recommendation(result: CapacityPlan) -> str:
     replicas = best.replicas_at_peak or 0
     return (
         f"{best.total_gpus_at_peak:,} × {setup.gpu.name} in {replicas:,} replica{'s' * (replicas != 1)} of "
-        f"TP {setup.gpus_per_replica}, {setup.precision_name}, at up to {best.concurrency_per_replica:,} requests "
-        f"each: ${best.monthly_cost_usd or 0:,.0f} a month following the daily curve "
+        f"TP {setup.gpus_per_replica}, {setup.precision_name}, at up to {best.concurrency_per_replica or 0:,.0f} "
+        f"requests each: ${best.monthly_cost_usd or 0:,.0f} a month following the daily curve "
         f"(${best.monthly_cost_peak_usd or 0:,.0f} sized for the peak all month); the API would cost ${api:,.0f}."
     )
 
@@ -150,7 +151,7 @@ def _row(rank: int, option: Option, percentile: float) -> str:
     s, point = option.setup, option.point
     ttft = float(point.ttft_quantile_field(percentile)) / S_PER_MS if point is not None else math.nan
     return (
-        f"{rank:>4}  {s.gpu.id:<14}{s.gpus_per_replica:>3}  {s.precision_name:<12}{option.concurrency_per_replica or 0:>5}"
+        f"{rank:>4}  {s.gpu.id:<14}{s.gpus_per_replica:>3}  {s.precision_name:<12}{option.concurrency_per_replica or 0:>5.0f}"
         f"{option.replicas_at_peak or 0:>6}{option.total_gpus_at_peak or 0:>6}{option.output_tokens_per_s_per_gpu or 0:>11,.0f}"
         f"{option.tokens_per_s_per_user or 0:>9.1f}{ttft:>9,.0f}{option.usd_per_million_output_tokens or 0:>9.2f}"
         f"{option.monthly_cost_usd or 0:>13,.0f}{option.monthly_cost_peak_usd or 0:>13,.0f}"
@@ -162,13 +163,13 @@ def plan_text(result: CapacityPlan) -> str:
     lines = [*_header(result), "", recommendation(result), ""]
     if result.ranked:
         lines.append(
-            f"{'rank':>4}  {'GPU':<14}{'TP':>3}  {'precision':<12}{'cap':>5}{'reps':>6}{'GPUs':>6}{'tok/s/GPU':>11}"
+            f"{'rank':>4}  {'GPU':<14}{'TP':>3}  {'precision':<12}{'conc':>5}{'reps':>6}{'GPUs':>6}{'tok/s/GPU':>11}"
             f"{'tok/s/u':>9}{f'p{spec.ttft_percentile} ms':>9}{'$/M out':>9}{'$/mo auto':>13}{'$/mo peak':>13}"
         )
         lines += [_row(i, option, spec.ttft_quantile) for i, option in enumerate(result.ranked, 1)]
         lines.append(
-            "(cap: the most requests a replica runs at once; reps, GPUs: at the peak; tok/s and TTFT: per replica "
-            "at the peak; $/mo auto: autoscaled over the day)"
+            "(conc: requests in flight per replica at the most it may take within the targets; reps, GPUs: at the "
+            "peak; tok/s and TTFT: per replica at the peak; $/mo auto: autoscaled over the day)"
         )
     if result.failures:
         lines += ["", f"not ranked ({_problem_counts(result)}):"]

@@ -98,7 +98,8 @@ def test_plan_json(capsys) -> None:
     assert data["plan"]["cands"] == "h100-sxm,l4,toy-gpu" and data["scenario"]["replies"] == "2000000"
     _, out, _ = run_cli(capsys, *PLAN_SMALL, "--json", "--frontier")
     frontier = json.loads(out)["candidates"][0]["frontier"]
-    assert frontier["chosen_concurrency"] == best["concurrency_per_replica"] in frontier["concurrency"]
+    assert frontier["concurrency"][-1] == best["max_running_per_replica"]
+    assert len(frontier["tokens_per_s_per_user"]) == len(frontier["concurrency"])
 
 
 def test_plan_text_says_the_recommendation_in_words(capsys) -> None:

@@ -15,6 +15,7 @@ from core.closed_loop import closed_loop
 from core.efficiency import efficiency_base
 from core.engine import VLLM
 from core.lengths import RequestLengths
+from core.open_loop import open_loop
 from core.plan import CapacityPlan, concurrency_grid, plan
 from core.plan_options import Problem
 from core.plan_spec import Plan
@@ -66,14 +67,24 @@ def test_every_candidate_is_accounted_for(llama70b: CapacityPlan) -> None:
 
 def test_the_cheapest_plan_meets_every_target(llama70b: CapacityPlan) -> None:
     best, spec = llama70b.best, llama70b.spec
-    assert best is not None and best.point is not None and best.frontier is not None
+    assert best is not None and best.point is not None
     assert best.point.ttft_p95_s <= spec.ttft_target_s
     assert best.point.tokens_per_s_per_user >= spec.tokens_per_s_per_user
-    # The cap's own closed-loop TPOT meets the target too, and one grid step more would not.
-    f = best.frontier
-    chosen = f.concurrency.index(best.concurrency_per_replica)
-    assert f.tokens_per_s_per_user[chosen] >= 30
-    assert chosen == len(f.concurrency) - 1 or f.tokens_per_s_per_user[chosen + 1] < 30
+    # The replica's cap is what fits, at most the plan's 256; the goodput is the edge of the targets:
+    # at it both hold, and 0.5 % more traffic per replica breaks one (the search lands within 0.41 %).
+    assert best.max_running_per_replica == min(best.max_concurrency_that_fits, 256)
+    replica = Replica(
+        llama70b.scenario.model,
+        best.setup.precision,
+        best.setup.gpu,
+        best.setup.gpus_per_replica,
+        replace(VLLM, max_sequences=best.max_running_per_replica),
+    )
+    edge = open_loop(replica, llama70b.lengths, best.requests_per_s_per_replica)
+    assert edge.ttft_p95_s <= 1.0 and edge.tokens_per_s_per_user >= 30
+    assert best.concurrency_per_replica == pytest.approx(edge.mean_in_flight)
+    over = open_loop(replica, llama70b.lengths, best.requests_per_s_per_replica * 1.005)
+    assert over.ttft_p95_s > 1.0 or over.tokens_per_s_per_user < 30
     # The fleet serves the peak: replicas × what each may take ≥ the peak rate, and one fewer would not.
     assert best.replicas_at_peak * best.requests_per_s_per_replica >= llama70b.peak_requests_per_s
     assert (best.replicas_at_peak - 1) * best.requests_per_s_per_replica < llama70b.peak_requests_per_s
@@ -110,10 +121,11 @@ def test_littles_law_on_the_chosen_points(llama70b: CapacityPlan) -> None:
     for o in llama70b.ranked:
         # Open loop at the peak: requests in flight = arrival rate × mean end-to-end latency.
         assert o.point.mean_in_flight == pytest.approx(o.point.request_rate_per_s * o.point.e2e_s, rel=1e-12)
-        # Closed loop at the chosen cap: throughput × end-to-end latency = the requests in flight.
+        # Closed loop at the concurrency the replica holds at its goodput: throughput × end to end = it.
         replica = Replica(llama70b.scenario.model, o.setup.precision, o.setup.gpu, o.setup.gpus_per_replica, VLLM)
-        point = closed_loop(replica, llama70b.lengths, o.concurrency_per_replica)
-        assert point.requests_per_s * point.e2e_s == pytest.approx(o.concurrency_per_replica, rel=1e-9)
+        held = round(o.concurrency_per_replica)
+        point = closed_loop(replica, llama70b.lengths, held)
+        assert point.requests_per_s * point.e2e_s == pytest.approx(held, rel=1e-9)
 
 
 def test_a_candidate_that_cannot_fit_says_so_with_the_numbers(llama70b: CapacityPlan) -> None:
@@ -127,7 +139,7 @@ def test_a_candidate_too_slow_to_stream_keeps_its_frontier(llama70b: CapacityPla
     # Llama 3.1 70B in 8 bits over four L4s (300 GB/s each): even alone a token takes ~75 ms.
     option = next(o for o in llama70b.options if o.setup.label == "NVIDIA L4 24GB, TP 4, 8-bit")
     assert option.problem is Problem.TOO_SLOW and option.reason.startswith("streams ")
-    assert option.frontier is not None and option.frontier.chosen_concurrency is None
+    assert option.frontier is not None and option.requests_per_s_per_replica is None
     assert option.frontier.tokens_per_s_per_user[0] < 30
 
 
@@ -136,7 +148,7 @@ def test_a_gpu_without_a_price_keeps_its_frontier_and_a_price_ranks_it() -> None
     # frontier still there. With a price it is sized and costed.
     spec = Plan(gpu_ids=("h200",), tensor_parallel=(2,), weight_bits=(8,))
     unpriced = plan(replace(scenario(), gpu=replace(presets.gpu("h200"), price_usd_per_hour=None)), spec).options[0]
-    assert unpriced.problem is Problem.NO_PRICE and unpriced.concurrency_per_replica is not None
+    assert unpriced.problem is Problem.NO_PRICE and unpriced.max_running_per_replica is not None
     assert unpriced.frontier is not None and unpriced.frontier.usd_per_million_output_tokens is None
     priced = replace(scenario(), gpu=replace(presets.gpu("h200"), price_usd_per_hour=4.0))
     option = plan(priced, spec).options[0]
@@ -203,10 +215,11 @@ def test_the_frontier_in_dollars_by_hand(llama70b: CapacityPlan) -> None:
         f, price = o.frontier, o.setup.gpu.price_usd_per_hour
         for per_gpu, dollars in zip(f.output_tokens_per_s_per_gpu, f.usd_per_million_output_tokens, strict=True):
             assert dollars == pytest.approx(price / (per_gpu * 3600) * 1e6)
-        assert f.chosen_concurrency == o.concurrency_per_replica
-        # InferenceX's shape up to the chosen cap: more concurrency, more tokens per GPU, fewer per user.
-        # (Past it the closed loop can dip where prompts saturate the prefill: not a point anyone runs at.)
-        upto = f.concurrency.index(o.concurrency_per_replica) + 1
+        assert f.concurrency[-1] == o.max_running_per_replica
+        # InferenceX's shape up to what the replica holds at its goodput: more concurrency, more tokens
+        # per GPU, fewer per user. (Well past it the closed loop can dip where prompts saturate the
+        # prefill: not a point anyone runs at.)
+        upto = int(np.searchsorted(f.concurrency, o.concurrency_per_replica)) + 1
         assert np.all(np.diff(f.output_tokens_per_s_per_gpu[:upto]) > 0)
         assert np.all(np.diff(f.tokens_per_s_per_user[:upto]) < 0)
 
