@@ -53,7 +53,7 @@ class Plan:
     tokens_per_s_per_user: float = described(
         30.0, key="tps", kind=float, label="Tokens/s per user", unit="tokens/s", low=0, high=100_000, step=5,
         flag="--tokens-per-s-per-user",
-        help="How fast every reply must stream at the peak (1000 / TPOT in ms); 0 for no target.",
+        help="How fast replies must stream at the peak, on average over requests (1000 / TPOT in ms); 0: no target.",
     )  # fmt: skip
     gpu_ids: tuple[str, ...] = described(
         (), key="cands", kind=tuple, item=str, choices_from=_gpu_ids, label="Candidate GPUs", optional=True,
