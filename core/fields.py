@@ -11,12 +11,17 @@ and read (GB/s, billions of parameters, ms), with SI = shown × scale. The flat 
 link, a JSON file, `estimate --json`) carries the shown unit, so a link reads
 `bw=3350` (GB/s) rather than `bw=3350000000000`. Conversions go through `Decimal`, so a
 value written by `flat_text` parses back to exactly the same float.
+
+Lists (`kind=tuple`, `item=int` or `str`): a tuple of items, written comma-separated in the
+flat form (`tp=1,2,4`), each item one of `choices` — or of `choices_from()` when they are
+known only at run time (preset ids) — no item twice; empty only when `optional`. Their
+readers and writer are in `core.field_lists`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from decimal import Decimal, InvalidOperation, localcontext
 from functools import cache
@@ -51,6 +56,8 @@ class Input:
     default: Any = None
     choices: tuple[str, ...] = ()
     max_chars: int = 60
+    item: type | None = None  # a list: kind is tuple, each item of this type
+    choices_from: Callable[[], tuple[str, ...]] | None = None  # choices known only at run time
 
     @property
     def option(self) -> str:
@@ -59,7 +66,15 @@ class Input:
 
     @property
     def is_number(self) -> bool:
-        return self.kind is not str
+        return self.kind is not str and self.item is None
+
+    @property
+    def is_list(self) -> bool:
+        return self.item is not None
+
+    def allowed(self) -> tuple[str, ...]:
+        """The values (or a list's items) allowed, as text: `choices`, or `choices_from()`."""
+        return self.choices_from() if self.choices_from is not None else self.choices
 
     def shown_bound(self, bound: float) -> float:
         """An SI bound in the shown unit, without float noise (0.1 s is 100,000 µs, not 99,999.99…)."""
@@ -102,7 +117,9 @@ def validate(spec: Any) -> None:
             continue
         low, high = resolved_bounds(described_input, spec)
         checked: object
-        if described_input.kind is int:
+        if described_input.is_list:
+            checked = check_list(name, value, described_input)
+        elif described_input.kind is int:
             checked = check_int(name, value, int(low), high)
         elif described_input.kind is float:
             checked = check_number(name, value, low, high)
@@ -110,6 +127,19 @@ def validate(spec: Any) -> None:
             checked = check_text(name, value, described_input.max_chars)
         if type(checked) is not type(value):
             object.__setattr__(spec, name, checked)
+
+
+def check_list(name: str, value: object, described_input: Input) -> tuple[Any, ...]:
+    """A list field's value as a tuple: items of the right type, each allowed, none twice."""
+    allowed = described_input.allowed()
+    if not isinstance(value, tuple | list) or (not value and not described_input.optional):
+        raise ValueError(f"{name} must be {list_rule(described_input)}, got {cut(repr(value))}")
+    for item in value:
+        if type(item) is not described_input.item or (allowed and str(item) not in allowed):
+            raise ValueError(f"{name} must be {list_rule(described_input)}, got {cut(repr(item))} in it")
+        if value.count(item) > 1:
+            raise ValueError(f"{name} lists {item} twice")
+    return tuple(value)
 
 
 def resolved_bounds(described_input: Input, spec: Any) -> tuple[float, float]:
@@ -243,6 +273,14 @@ def read_number(described_input: Input, text: str, low: float, high: float) -> f
             f"{described_input.key} must be {kind} {range_phrase(described_input, low, high)}, got {cut(text)!r}"
         )
     return value
+
+
+def list_rule(described_input: Input) -> str:
+    """'a comma-separated list of 1, 2, 4, 8, each once' (and when it may be empty)."""
+    empty = " (or empty)" if described_input.optional else ""
+    allowed = described_input.allowed()
+    of = f" of {', '.join(allowed)}" if allowed else ""
+    return f"a comma-separated list{of}, each once{empty}"
 
 
 def walk(spec_types: tuple[type, ...]) -> Iterator[tuple[type, str, Input]]:

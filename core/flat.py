@@ -27,6 +27,7 @@ from core.api_prices import lookup
 from core.billing import pricing_of
 from core.efficiency import BASES, default_efficiency, efficiency_base
 from core.engine import ALIASES
+from core.field_lists import lenient_list
 from core.fields import (
     Input,
     allowed_range,
@@ -356,6 +357,9 @@ SKIP = object()  # lenient_value's answer for a value that cannot be read
 def lenient_value(described_input: Input, text: str, warnings: list[str]) -> Any:
     """One value from a link: clamped into range, rounded to a whole number, or SKIP; each fix a warning."""
     key = described_input.key
+    if described_input.is_list:
+        items = lenient_list(described_input, text, warnings)
+        return SKIP if items is None else items
     if described_input.kind is bool:
         if text.strip().lower() in ("true", "false"):
             return text.strip().lower() == "true"

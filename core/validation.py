@@ -41,30 +41,31 @@ def check_number(
     *,
     low_open: bool = False,
 ) -> float:
-    """Return `value` as a float, or raise ValueError naming `field` and the allowed range."""
-    allowed = _describe(low, high, low_open)
+    """Return `value` as a float, or raise ValueError naming `field` and the allowed range.
+
+    The message is written only when it is needed: specs are built thousands of times in a search.
+    """
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{field} must be a number {allowed}, got {_echo(value)}")
+        raise ValueError(f"{field} must be a number {_describe(low, high, low_open)}, got {_echo(value)}")
     try:
         number = float(value)
     except OverflowError:  # an int beyond a float's range, e.g. 10**400
         number = math.inf
     if not math.isfinite(number):
-        raise ValueError(f"{field} must be a finite number {allowed}, got {_echo(value)}")
+        raise ValueError(f"{field} must be a finite number {_describe(low, high, low_open)}, got {_echo(value)}")
     below = number <= low if low_open else number < low
     if below or number > high:
-        raise ValueError(f"{field} must be {allowed}, got {_echo(value)}")
+        raise ValueError(f"{field} must be {_describe(low, high, low_open)}, got {_echo(value)}")
     return number
 
 
 def check_int(field: str, value: object, low: int, high: float = math.inf) -> int:
     """Return `value` as an int, or raise ValueError naming `field` and the allowed range."""
-    allowed = _describe(low, high, False)
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{field} must be a whole number {allowed}, got {_echo(value)}")
+        raise ValueError(f"{field} must be a whole number {_describe(low, high, False)}, got {_echo(value)}")
     number = int(value)
     if number < low or number > high:
-        raise ValueError(f"{field} must be a whole number {allowed}, got {_echo(value)}")
+        raise ValueError(f"{field} must be a whole number {_describe(low, high, False)}, got {_echo(value)}")
     return number
 
 

@@ -1,10 +1,12 @@
 """`python -m core`: the cost model on the command line.
 
 Subcommands: `lab` (the lesson's reference run), `estimate` (one scenario, text or
---json), `presets` (the GPU and model data), `calibrate` (the model against published
-measurements; `--load` for the load model against measured servers) and `prices` (the API
-price catalogue, searched). Every bad value exits with code 2 and one line naming the
-option and the allowed range; no traceback.
+--json), `serve` (one replica of the scenario under a load: requests in flight or arriving
+per second), `plan` (the cheapest deployment meeting latency targets at the peak, against
+the API's bill), `presets` (the GPU and model data), `calibrate` (the model against
+published measurements; `--load` for the load model against measured servers) and `prices`
+(the API price catalogue, searched). Every bad value exits with code 2 and one line naming
+the option and the allowed range; no traceback.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from core.cli.load_commands import add_plan_parser, add_serve_parser, run_plan, run_serve
 from core.cli.prices import add_prices_arguments
 from core.cli.scenario_args import add_scenario_options, scenario_from_args
 from core.fields import cut
 
-SUBCOMMANDS = ("lab", "estimate", "presets", "calibrate", "prices")
+SUBCOMMANDS = ("lab", "estimate", "serve", "plan", "presets", "calibrate", "prices")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_scenario_options(estimate)
     estimate.set_defaults(subparser=estimate)
     estimate.add_argument("--json", action="store_true", help="print one JSON object (stable keys)")
+    add_serve_parser(sub)
+    add_plan_parser(sub)
     sub.add_parser("presets", help="list the GPU and model presets")
     calibrate = sub.add_parser("calibrate", help="compare the calibrated model with published measurements")
     calibrate.add_argument("--fit", action="store_true", help="refit the calibrated defaults on the training set")
@@ -84,6 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(json.dumps(estimate_json(result), indent=2) + "\n")
         else:
             sys.stdout.write(estimate_text(result))
+    elif args.command == "serve":
+        sys.stdout.write(run_serve(args))
+    elif args.command == "plan":
+        sys.stdout.write(run_plan(args))
     elif args.command == "presets":
         from core.cli.reports import presets_text
 

@@ -223,7 +223,7 @@ def test_bad_values_exit_2_with_one_line_naming_the_option(capsys, argv, option,
 
 def test_unknown_option_and_subcommand_exit_2(capsys):
     assert run_cli(capsys, "estimate", "--gpu-count", "2")[0] == 2
-    assert run_cli(capsys, "serve")[0] == 2
+    assert run_cli(capsys, "deploy")[0] == 2  # not a subcommand (serve and plan are)
     code, _, err = run_cli(capsys, "lab", "--predict", "0", "1", "1", "1")
     assert code == 2 and "--predict" in err
 

@@ -22,7 +22,7 @@ UI_PACKAGES = ("streamlit", "plotly", "pandas")
 PROBE = """
 import contextlib, io, json, sys
 import core, core.cli, core.estimate, core.lesson, core.calibration
-import core.closed_loop, core.open_loop, core.serving_calibration
+import core.closed_loop, core.open_loop, core.serving_calibration, core.load, core.plan, core.cli.load_commands
 estimate_out, lab_out = io.StringIO(), io.StringIO()
 with contextlib.redirect_stdout(estimate_out):
     estimate_code = core.cli.main(["estimate", "--json"])

@@ -1,0 +1,99 @@
+"""The deployments a plan compares: GPU × GPUs per replica × weight precision, on the scenario's engine.
+
+Precision mapping (weights asked for → what runs):
+- 16 → 16-bit weights and maths (bf16).
+- 8 → 8-bit weights and maths, W8A8: fp8 on GPUs that have it, int8 on the others (A100,
+  A10G, TPU v5e: their 8-bit peak is the int8 one).
+- 4 → on a GPU with a 4-bit tensor-core peak (B200), NVFP4: 4-bit values plus one 8-bit
+  scale per 16 = 4.5 bits stored, maths at 4 bits; on every other GPU, int4 weight-only
+  (AWQ/GPTQ with group scales, 4.5 bits stored) dequantised to 16-bit maths.
+The KV cache keeps the scenario's bits in every case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core import presets
+from core.plan_spec import Plan
+from core.scenario import Scenario
+from core.specs import GPU, Model, Precision
+
+NVFP4_BITS = 4.5  # 4 bits + one fp8 scale per 16 values
+INT4_BITS = 4.5  # 4 bits + fp16 scale and zero point per 128-value group (4.25), rounded up as the README does
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """One candidate deployment unit: a replica of `gpus_per_replica` GPUs at one precision."""
+
+    gpu: GPU
+    gpus_per_replica: int
+    weight_bits: int  # as asked: 16, 8 or 4
+    precision: Precision
+
+    @property
+    def precision_name(self) -> str:
+        """'16-bit', '8-bit', '4-bit NVFP4' or '4-bit int4' (weight-only)."""
+        if self.weight_bits == 4:
+            return "4-bit NVFP4" if self.precision.math_bits == 4 else "4-bit int4"
+        return f"{self.weight_bits}-bit"
+
+    @property
+    def label(self) -> str:
+        """'H200, TP 2, 8-bit'."""
+        return f"{self.gpu.name}, TP {self.gpus_per_replica}, {self.precision_name}"
+
+
+def setup_precision(gpu: GPU, weight_bits: int, kv_bits: float) -> Precision:
+    """The precision a weight width runs at on `gpu` (see the module docstring).
+
+    Example: 4 on a B200 → Precision(4.5, kv, compute_bits=4); on an H100 → (4.5, kv, 16).
+    """
+    if weight_bits == 4:
+        bits, maths = (NVFP4_BITS, 4) if gpu.peak_flops_4bit_per_s is not None else (INT4_BITS, 16)
+        return Precision(weight_bits=bits, kv_bits=kv_bits, compute_bits=maths)
+    return Precision(weight_bits=float(weight_bits), kv_bits=kv_bits, compute_bits=weight_bits)
+
+
+def candidate_gpus(scenario: Scenario, spec: Plan) -> tuple[GPU, ...]:
+    """The GPUs to try, in the plan's order (or preset order); the scenario's GPU replaces its preset.
+
+    Default (an empty list): every preset with a rental price, plus the scenario's GPU when it
+    has a price — so giving the sidebar's GPU a price puts it in the running.
+    """
+    own = scenario.gpu
+
+    def chosen(gpu_id: str) -> GPU:
+        return own if gpu_id == own.id else presets.gpu(gpu_id)
+
+    if spec.gpu_ids:
+        return tuple(chosen(gpu_id) for gpu_id in spec.gpu_ids)
+    ids = [gpu_id for gpu_id in presets.gpu_presets() if chosen(gpu_id).price_usd_per_hour is not None]
+    if own.price_usd_per_hour is not None and own.id not in ids:
+        ids.append(own.id)
+    return tuple(chosen(gpu_id) for gpu_id in ids)
+
+
+def setups(scenario: Scenario, spec: Plan) -> tuple[Setup, ...]:
+    """Every GPU × tensor-parallel size × weight precision, GPU first, then size, then precision."""
+    kv_bits = scenario.precision.kv_bits
+    return tuple(
+        Setup(gpu, n, bits, setup_precision(gpu, bits, kv_bits))
+        for gpu in candidate_gpus(scenario, spec)
+        for n in spec.tensor_parallel
+        for bits in spec.weight_bits
+    )
+
+
+def split_problem(model: Model, gpus_per_replica: int) -> str | None:
+    """Why a model cannot be split over this many GPUs, or None.
+
+    Engines split attention by query head, so the heads must divide evenly (vLLM refuses
+    otherwise); a model without an attention shape (the lesson's toy) splits any way.
+    Example: Gemma 2 9B's 16 heads over 8 GPUs → fine; over 3 → not.
+    """
+    heads = model.query_heads
+    if heads is None or heads % gpus_per_replica == 0:
+        return None
+    return f"{gpus_per_replica} GPUs cannot split the model's {heads} query heads evenly"

@@ -1,0 +1,72 @@
+"""`python -m core serve` and `python -m core plan`: their options and what they run.
+
+Both take every `estimate` scenario option (generated from the scenario's descriptions);
+`serve` adds the `Load` options, `plan` the `Plan` options and the Load's length variation.
+Bad values take estimate's path: exit 2, one line naming the option and its range.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from core.cli.scenario_args import add_scenario_options, scenario_from_args
+from core.cli.spec_args import add_spec_options, spec_from_args
+from core.load import Load
+from core.plan_spec import Plan
+from core.scenario import Scenario
+
+
+def add_serve_parser(sub: Any) -> None:
+    serve = sub.add_parser("serve", help="one replica of the scenario under a load (closed or open loop)")
+    add_scenario_options(serve)
+    add_spec_options(serve, Load, "load (give --concurrency or --request-rate; neither: one request in flight)")
+    serve.add_argument("--json", action="store_true", help="print one JSON object (stable keys)")
+    serve.set_defaults(subparser=serve)
+
+
+def add_plan_parser(sub: Any) -> None:
+    plan = sub.add_parser("plan", help="the cheapest deployment meeting TTFT and tokens/s targets at the peak")
+    add_scenario_options(plan)
+    add_spec_options(plan, Plan, "plan: the peak, the targets, the candidates")
+    add_spec_options(plan, Load, "request lengths", only=("lenlow",))
+    plan.add_argument("--json", action="store_true", help="print one JSON object: ranked candidates and failures")
+    plan.add_argument("--frontier", action="store_true", help="with --json: each candidate's concurrency sweep")
+    plan.set_defaults(subparser=plan)
+
+
+def _parsed(args: argparse.Namespace, spec_type: type, typical_engine: bool = False) -> tuple[Scenario, Any, Load]:
+    """The scenario, the spec and the load; a bad value exits 2 with one line naming its option."""
+    if typical_engine and args.eff is None and not args.ideal:
+        # The plan's candidates are real GPUs: "auto" would take the lesson's ideal physics
+        # from the default toy GPU, so the plan starts from the typical engine instead.
+        args.eff = "typical"
+    try:
+        load = spec_from_args(args, Load)
+        return scenario_from_args(args), spec_from_args(args, spec_type), load
+    except ValueError as error:
+        args.subparser.error(f"argument {error}")  # exits 2
+        raise  # not reached: argparse's error() exits
+
+
+def run_serve(args: argparse.Namespace) -> str:
+    from core.cli.serve_report import serve_json, serve_text
+    from core.load import serve
+
+    scenario, _, load = _parsed(args, Load)
+    result = serve(scenario, load)
+    if args.json:
+        return json.dumps(serve_json(scenario, load, result), indent=2) + "\n"
+    return serve_text(scenario, load, result)
+
+
+def run_plan(args: argparse.Namespace) -> str:
+    from core.cli.plan_report import plan_json, plan_text
+    from core.plan import plan
+
+    scenario, spec, load = _parsed(args, Plan, typical_engine=True)
+    result = plan(scenario, spec, load.lengths(scenario.workload))
+    if args.json:
+        return json.dumps(plan_json(result, frontier=args.frontier), indent=2) + "\n"
+    return plan_text(result)

@@ -1,0 +1,70 @@
+"""Command-line options for a standalone spec (`Load`, `Plan`), generated from its field descriptions.
+
+Like the scenario's (`core.cli.scenario_args`): one option per described field, its flag,
+unit, range or allowed items and default from the one description; values stay text until
+the spec's strict flat reader checks them, so the CLI and a link accept the same values.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Collection
+from typing import TypeVar
+
+from core.field_lists import list_text
+from core.fields import Input, flat_text, inputs
+from core.spec_flat import spec_from_flat
+
+Spec = TypeVar("Spec")
+
+
+def _dest(key: str) -> str:
+    return f"spec_{key}"
+
+
+def _help(described: Input) -> str:
+    if described.is_list:
+        allowed = ", ".join(described.allowed()) if described.choices_from is None else "see `python -m core presets`"
+        shown = "" if not described.default else f"; default {list_text(described.default)}"
+        return f"{described.help} ({allowed}{shown})".replace("%", "%%")
+    default = described.default
+    shown = "" if default is None else f" (default {flat_text(described, default)})"
+    unit = f", {described.unit}" if described.unit else ""
+    return f"{described.help}{unit}{shown}".replace("%", "%%")
+
+
+def add_spec_options(
+    parser: argparse.ArgumentParser, spec_type: type, title: str, only: Collection[str] | None = None
+) -> None:
+    """One option per described field of `spec_type` (or only the keys in `only`), in one group."""
+    group = parser.add_argument_group(title)
+    for _, described in inputs(spec_type):
+        if only is not None and described.key not in only:
+            continue
+        metavar = "A,B" if described.is_list else "N" if described.kind is int else "X"
+        group.add_argument(described.option, dest=_dest(described.key), metavar=metavar, help=_help(described))
+
+
+def spec_flat_from_args(args: argparse.Namespace, spec_type: type) -> dict[str, str]:
+    """The options given, as the spec's flat form (exactly as typed)."""
+    given = ((i.key, getattr(args, _dest(i.key), None)) for _, i in inputs(spec_type))
+    return {key: value for key, value in given if value is not None}
+
+
+def spec_from_args(args: argparse.Namespace, spec_type: type[Spec]) -> Spec:
+    """Build the spec; raises ValueError whose message starts with the offending option."""
+    try:
+        spec: Spec = spec_from_flat(spec_type, spec_flat_from_args(args, spec_type))
+        return spec
+    except ValueError as error:
+        raise ValueError(with_spec_options(spec_type, str(error))) from None
+
+
+def with_spec_options(spec_type: type, message: str) -> str:
+    """'conc must be …' or 'rate: request_rate_per_s …' → the flag people typed in front."""
+    first, _, rest = message.partition(" ")
+    key = first.rstrip(":,")
+    options = {i.key: i.option for _, i in inputs(spec_type)}
+    if key in options:
+        return f"{options[key]}{first[len(key) :]} {rest}"
+    return message

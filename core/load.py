@@ -1,0 +1,93 @@
+"""What `serve` measures: a load on one replica — requests in flight, or requests arriving per second.
+
+A `Load` is the closed loop's concurrency (at most C in flight, a new request sent as one
+finishes: how vLLM's `benchmark_serving` and InferenceX measure a server) or the open
+loop's request rate (Poisson arrivals: how real traffic comes), and how much request
+lengths vary around the workload's nominal prompt and reply (uniform between a low share
+and the nominal; InferenceX draws 80-100 %). Each field is described once (`core.fields`),
+so it has a link key, a command-line option and a line in the README's tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from core.closed_loop import ClosedLoop, closed_loop
+from core.fields import described, validate
+from core.lengths import RequestLengths
+from core.open_loop import OpenLoop, open_loop
+from core.scenario import Scenario
+from core.spec_flat import read_spec, spec_from_flat, spec_to_flat
+from core.specs import Workload
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """A closed loop at `concurrency`, or an open loop at `request_rate_per_s`; never both.
+
+    Neither given: the closed loop at one request, which is `estimate` exactly (fixed lengths).
+    """
+
+    concurrency: int | None = described(
+        None, key="conc", kind=int, label="Concurrency (requests in flight)", unit="requests", low=1, high=100_000,
+        optional=True, flag="--concurrency",
+        help="Requests in flight at once, a new one sent as each finishes (closed loop, as benchmarks run a "
+        "server); latencies are means. Empty with a request rate; both empty: 1.",
+    )  # fmt: skip
+    request_rate_per_s: float | None = described(
+        None, key="rate", kind=float, label="Request rate (per s)", unit="requests/s", low=1e-4, high=1e6,
+        step=0.1, optional=True, flag="--request-rate",
+        help="Requests arriving at random, per second (Poisson, open loop): TTFT percentiles include the "
+        "wait in the queue.",
+    )  # fmt: skip
+    length_low_fraction: float = described(
+        1.0, key="lenlow", kind=float, label="Shortest length (share of nominal)", low=0.05, high=1, step=0.05,
+        flag="--length-low-fraction",
+        help="Each prompt and reply is drawn uniformly between this share of its nominal length and the nominal: "
+        "1 = fixed lengths, 0.8 = InferenceX's 80-100 %.",
+    )  # fmt: skip
+
+    def __post_init__(self) -> None:
+        validate(self)
+        if self.concurrency is not None and self.request_rate_per_s is not None:
+            raise ValueError(
+                f"request_rate_per_s must be empty when a concurrency is given (a closed or an open loop, "
+                f"not both), got {self.request_rate_per_s!r}"
+            )
+
+    @property
+    def is_open_loop(self) -> bool:
+        return self.request_rate_per_s is not None
+
+    def lengths(self, workload: Workload) -> RequestLengths:
+        """The workload's nominal prompt and reply, varied by `length_low_fraction`."""
+        return RequestLengths(workload.prompt_tokens, workload.output_tokens, self.length_low_fraction)
+
+    def to_flat(self, minimal: bool = False) -> dict[str, str]:
+        return spec_to_flat(self, minimal)
+
+    @classmethod
+    def from_flat(cls, values: Mapping[str, str]) -> Load:
+        """Strict; raises ValueError starting with the offending key."""
+        result: Load = spec_from_flat(cls, values)
+        return result
+
+    @classmethod
+    def read_flat(cls, raw: Mapping[str, object]) -> tuple[Load, list[str]]:
+        """Lenient (links from strangers): the nearest valid Load and one warning per problem."""
+        result: tuple[Load, list[str]] = read_spec(cls, raw)
+        return result
+
+
+def serve(scenario: Scenario, load: Load) -> ClosedLoop | OpenLoop:
+    """The scenario's replica (its model, precision, GPUs and engine) under `load`.
+
+    Closed loop: means over requests at `concurrency` (1 when neither is given). Open loop:
+    TTFT percentiles at `request_rate_per_s`, infinite at or past capacity. The scenario's
+    cached prompt tokens are not used: the load model assumes no prefix-cache hits.
+    """
+    replica, lengths = scenario.replica(), load.lengths(scenario.workload)
+    if load.request_rate_per_s is not None:
+        return open_loop(replica, lengths, load.request_rate_per_s)
+    return closed_loop(replica, lengths, load.concurrency or 1)

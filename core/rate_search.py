@@ -1,0 +1,74 @@
+"""Searches over arrival rates: the edge of a steady state, and the last rate meeting targets.
+
+Both search a rate λ in (0, high] for a quantity that grows with λ, evaluating numpy arrays
+of rates (one row each), and both return a rate that was evaluated and is on the good side
+of the edge — never a guess beyond it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+ROOT_STEPS = 80  # Illinois steps at most; they stop once the bracket is 1e-13 wide
+GRID = 16  # rates per pass of the grid search
+PASSES = 3  # each narrows a geometric bracket 15-fold: 1e-6..1 → a ratio of 1.0041
+LOWEST = 1e-6  # of the top: where the first grid starts
+TRICKLE = 1e-9  # of the top: a rate at which nothing waits
+
+
+def root_below(excess: Callable[[np.ndarray], np.ndarray], high: float, low: float = 0.0) -> float:
+    """The largest rate in (low, high) where `excess` (increasing, < 0 at low, > 0 at high) is still < 0.
+
+    Illinois (regula falsi that halves the value at an end kept twice in a row), stopping
+    when the bracket is 1e-13 of `high` wide; returns the bracket's lower end. Example:
+    excess(λ) = λ − 2 on (0, 10) → 2 (to 1e-12), in about seven steps.
+    """
+    f_high = float(excess(np.array([high]))[0])
+    if f_high <= 0:
+        return high
+    f_low = float(excess(np.array([max(low, high * 1e-12)]))[0])  # at 0 a queue would take log(0)
+    moved = 0  # which end the last step replaced: -1 low, +1 high
+    for _ in range(ROOT_STEPS):
+        if high - low <= 1e-13 * high:
+            break
+        guess = (low * f_high - high * f_low) / (f_high - f_low)
+        if not low < guess < high:
+            guess = (low + high) / 2
+        f_guess = float(excess(np.array([guess]))[0])
+        if f_guess < 0:
+            low, f_low, f_high = guess, f_guess, f_high / 2 if moved == -1 else f_high
+            moved = -1
+        else:
+            high, f_high, f_low = guess, f_guess, f_low / 2 if moved == 1 else f_low
+            moved = 1
+    return low
+
+
+def last_passing_rate(passes: Callable[[np.ndarray], np.ndarray], top: float) -> float | None:
+    """The largest rate in (0, top] where `passes` still holds, for a check that fails past one edge.
+
+    Each pass walks a geometric grid of GRID rates (first from 1e-6 × top to top), keeps the
+    rate before the first miss and narrows to the grid step after it: three passes land
+    within 0.41 % below the edge. None when even a trickle (1e-9 × top) misses. The grids
+    depend on `top` alone, so a looser check never returns a lower rate: a miss can only move
+    later. Example: passes = λ ≤ 3.7 with top 10 → 3.69 (3.7 / 1.0041 or closer).
+    """
+    low, high = top * LOWEST, top
+    checked = passes(np.concatenate(([top * TRICKLE], np.geomspace(low, high, GRID))))
+    if not checked[0]:
+        return None
+    best = top * TRICKLE
+    for sweep in range(PASSES):
+        rates = np.geomspace(low, high, GRID)
+        checked = checked[1:] if sweep == 0 else passes(rates)
+        misses = np.flatnonzero(~checked)
+        first_miss = int(misses[0]) if misses.size else len(rates)
+        if first_miss == 0:
+            break  # the edge lies below this grid's first rate
+        best = float(rates[first_miss - 1])
+        if first_miss == len(rates):
+            break  # every rate up to the top passes
+        low, high = rates[first_miss - 1], rates[first_miss]
+    return best

@@ -1,0 +1,158 @@
+"""`python -m core serve` and `plan`: the JSON keys scripts depend on, the numbers behind them,
+the text, and bad input (exit 2, one line naming the option and what it allows)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from core.cli.plan_report import CANDIDATE_KEYS
+from core.cli.serve_report import JSON_KEYS
+from tests.core.test_cli import run_cli
+
+LLAMA_70B = ("--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus", "2", "--weight-bits", "8")
+PLAN_70B = ("plan", "--model", "llama-3.1-70b", "--replies-per-day", "2000000", "--engine", "vllm")
+# The lesson's toy GPU has no price, by design (it is not a product).
+PLAN_SMALL = (
+    *PLAN_70B,
+    "--candidate-gpus",
+    "h100-sxm,l4,toy-gpu",
+    "--tensor-parallel",
+    "1,4",
+    "--weight-precisions",
+    "8",
+)
+
+
+def test_serve_at_one_request_is_estimate(capsys) -> None:
+    # The lesson's toy, one request in flight: TTFT 2 × 7e9 × 200 / 300e12 = 9.33 ms, TPOT 14e9 / 2e12 = 7 ms,
+    # end to end 9.33 + 500 × 7 = 3,509.33 ms; one request every 3.509 s: 500 / 3.50933 = 142.48 tokens/s.
+    code, out, _ = run_cli(capsys, "serve", "--json")
+    data = json.loads(out)
+    assert code == 0 and set(JSON_KEYS) <= set(data)
+    assert (data["mode"], data["latencies_are"], data["concurrency"]) == ("closed loop", "means over requests", 1)
+    assert data["ttft_ms"] == pytest.approx(28 / 3, rel=1e-9)
+    # Closed loop: the percentile keys carry the mean (benchmarks report means).
+    assert data["ttft_p50_ms"] == data["ttft_p95_ms"] == data["ttft_p99_ms"] == data["ttft_ms"]
+    assert data["tpot_ms"] == pytest.approx(7.0) and data["tokens_per_s_per_user"] == pytest.approx(1000 / 7)
+    assert data["e2e_ms"] == pytest.approx(3509 + 1 / 3, rel=1e-9)
+    assert data["output_tokens_per_s_per_gpu"] == pytest.approx(500 / 3.5093333, rel=1e-6)
+    assert data["total_tokens_per_s_per_gpu"] == pytest.approx(700 / 3.5093333, rel=1e-6)
+    # No KV cache in the toy: the engine's sequence limit (1,024) caps the concurrency.
+    assert data["max_concurrency_that_fits"] == 1024 and data["load"] == {"conc": "", "rate": "", "lenlow": "1"}
+
+
+def test_serve_closed_loop_obeys_littles_law(capsys) -> None:
+    code, out, _ = run_cli(capsys, "serve", *LLAMA_70B, "--engine", "vllm", "--concurrency", "32", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["engine"] == "vllm"
+    # 32 in flight = requests per second × end-to-end seconds; per GPU: rate × 500 tokens / 2 GPUs.
+    assert data["requests_per_s"] * data["e2e_ms"] / 1000 == pytest.approx(32, rel=1e-9)
+    assert data["output_tokens_per_s_per_gpu"] == pytest.approx(data["requests_per_s"] * 500 / 2)
+    assert data["tokens_per_s_per_user"] == pytest.approx(1000 / data["tpot_ms"])
+
+
+def test_serve_open_loop_has_percentiles_and_says_when_it_saturates(capsys) -> None:
+    argv = ("serve", *LLAMA_70B, "--engine", "vllm", "--length-low-fraction", "0.8")
+    code, out, _ = run_cli(capsys, *argv, "--request-rate", "2", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["mode"] == "open loop" and data["request_rate_per_s"] == 2
+    assert data["ttft_p50_ms"] <= data["ttft_p90_ms"] <= data["ttft_p95_ms"] <= data["ttft_p99_ms"]
+    assert data["utilisation"] == pytest.approx(2 / data["capacity_requests_per_s"])
+    assert data["mean_in_flight"] == pytest.approx(2 * data["e2e_ms"] / 1000)
+    # Far past capacity the queue never empties: latencies are null (JSON has no infinity), still exit 0.
+    code, out, _ = run_cli(capsys, *argv, "--request-rate", "1000", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["ttft_p95_ms"] is None and data["tokens_per_s_per_user"] == 0
+    _, out, _ = run_cli(capsys, *argv, "--request-rate", "1000")
+    assert "the queue grows without end" in out
+
+
+def test_serve_text(capsys) -> None:
+    code, out, _ = run_cli(capsys, "serve", *LLAMA_70B, "--engine", "vllm", "--concurrency", "32")
+    assert code == 0
+    assert "closed loop: 32 requests in flight" in out and "tokens/s per user" in out and "per GPU" in out
+    _, out, _ = run_cli(capsys, "serve", *LLAMA_70B, "--request-rate", "1.5")
+    assert "open loop: 1.500 requests/s" in out and "TTFT p50/p90/p95/p99" in out
+
+
+def test_plan_json(capsys) -> None:
+    code, out, _ = run_cli(capsys, *PLAN_SMALL, "--json")
+    data = json.loads(out)
+    assert code == 0
+    # 3 GPUs × 2 sizes × 1 precision = 6 candidates, every one in one list or the other.
+    assert len(data["candidates"]) + len(data["failures"]) == 6
+    for row in data["candidates"] + data["failures"]:
+        assert set(CANDIDATE_KEYS) <= set(row) and "frontier" not in row
+    best = data["candidates"][0]
+    assert best["problem"] is None and best["ttft_p95_ms"] <= 1000 and best["tokens_per_s_per_user"] >= 30
+    assert best["monthly_cost_autoscaled_usd"] <= best["monthly_cost_peak_usd"]
+    problems = {(row["gpu"], row["gpus_per_replica"]): row["problem"] for row in data["failures"]}
+    assert problems[("h100-sxm", 1)] == "does not fit" and problems[("toy-gpu", 4)] == "no price"
+    # The lesson's prices: 200 × $0.50 + 500 × $1.50 per million = $0.00085 a reply × 2,000,000 × 30 = $51,000.
+    assert data["api_monthly_usd"] == pytest.approx(51_000)
+    assert data["recommendation"].endswith("the API would cost $51,000.")
+    assert data["plan"]["cands"] == "h100-sxm,l4,toy-gpu" and data["scenario"]["replies"] == "2000000"
+    _, out, _ = run_cli(capsys, *PLAN_SMALL, "--json", "--frontier")
+    frontier = json.loads(out)["candidates"][0]["frontier"]
+    assert frontier["concurrency"][-1] == best["max_running_per_replica"]
+    assert len(frontier["tokens_per_s_per_user"]) == len(frontier["concurrency"])
+
+
+def test_plan_text_says_the_recommendation_in_words(capsys) -> None:
+    code, out, _ = run_cli(capsys, *PLAN_SMALL)
+    assert code == 0
+    assert "× NVIDIA H100 SXM 80GB in " in out and " replicas of TP 4, 8-bit, at up to " in out
+    assert "a month following the daily curve" in out and "the API would cost $51,000." in out
+    assert "not ranked (" in out and "does not fit — 70.5 GB of weights fill the 68.8 GB vLLM may use" in out
+
+
+def test_plan_defaults_to_the_typical_engine(capsys) -> None:
+    # Without --engine the candidates run the typical engine (auto would be the toy GPU's ideal physics).
+    _, out, _ = run_cli(capsys, "plan", "--model", "llama-3.1-8b", "--tensor-parallel", "1", "--json")
+    assert json.loads(out)["engine"] == "typical"
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "allowed"),
+    [
+        # Each line written from the description of the option (core/load.py, core/plan_spec.py).
+        (["serve", "--concurrency", "0"], "--concurrency", "from 1 to 100,000 requests"),
+        (["serve", "--concurrency", "many"], "--concurrency", "from 1 to 100,000 requests"),
+        (["serve", "--request-rate", "-1"], "--request-rate", "from 0.0001 to 1,000,000 requests/s"),
+        (["serve", "--length-low-fraction", "0.01"], "--length-low-fraction", "from 0.05 to 1"),
+        (["serve", "--concurrency", "4", "--request-rate", "2"], "--request-rate", "not both"),
+        (["serve", "--batch", "0"], "--batch", "from 1 to 1,000,000 requests"),
+        (["plan", "--tensor-parallel", "3"], "--tensor-parallel", "list of 1, 2, 4, 8, each once"),
+        (["plan", "--weight-precisions", "16,2"], "--weight-precisions", "list of 16, 8, 4, each once"),
+        (["plan", "--candidate-gpus", "h900"], "--candidate-gpus", "list of toy-gpu, h100-sxm"),
+        (["plan", "--ttft-percentile", "97"], "--ttft-percentile", "one of 50, 90, 95, 99"),
+        (["plan", "--ttft-ms", "0"], "--ttft-ms", "from 1 to 3,600,000 ms"),
+        (["plan", "--peak-to-average", "0.5"], "--peak-to-average", "from 1 to 100 x"),
+        (["plan", "--tokens-per-s-per-user", "-1"], "--tokens-per-s-per-user", "from 0 to 100,000 tokens/s"),
+        (["plan", "--max-concurrency", "0"], "--max-concurrency", "from 1 to 100,000 requests"),
+        (["plan", "--min-replicas", "-1"], "--min-replicas", "from 0 to 100,000 replicas"),
+        (["plan", "--length-low-fraction", "2"], "--length-low-fraction", "from 0.05 to 1"),
+        (["plan", "--replies-per-day", "-1"], "--replies-per-day", "from 0 to 1,000,000,000,000"),
+    ],
+)
+def test_bad_values_exit_2_with_one_line_naming_the_option(capsys, argv, option, allowed) -> None:
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1, err  # one line: no usage dump, no traceback
+    assert option in err and allowed in err
+
+
+def test_plan_does_not_take_the_loads_concurrency(capsys) -> None:
+    assert run_cli(capsys, "plan", "--concurrency", "4")[0] == 2
+
+
+def test_serve_and_plan_as_processes() -> None:
+    """The real entry point: exit codes and no traceback from a separate interpreter."""
+    ok = subprocess.run([sys.executable, "-m", "core", *PLAN_SMALL], capture_output=True, text=True)
+    assert ok.returncode == 0 and "the API would cost" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "core", "serve", "--request-rate", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "--request-rate" in bad.stderr

@@ -1,0 +1,64 @@
+"""The open loop at many arrival rates at once is the open loop at each rate; the goodput search
+returns a rate that meets its targets, close to the edge, and never less for looser targets."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+from core import presets
+from core.engine import TRTLLM, VLLM
+from core.lengths import RequestLengths
+from core.open_loop import OpenLoop, OpenLoopModel, capacity_requests_per_s, goodput, open_loop
+from core.replica import Replica
+from core.specs import Precision
+
+SETUPS = {
+    "70b-vllm-varied": (Replica(presets.model("llama-3.1-70b"), Precision(8, 8), presets.gpu("h100-sxm"), 2, VLLM), RequestLengths(1024, 1024, 0.8)),
+    "8b-trtllm-long-prompts": (Replica(presets.model("llama-3.1-8b"), Precision(16, 16), presets.gpu("a100-80gb-sxm"), 1, TRTLLM), RequestLengths(8192, 128)),
+    "mixtral-vllm": (Replica(presets.model("mixtral-8x7b"), Precision(8, 8), presets.gpu("h200"), 2, VLLM), RequestLengths(500, 2000, 0.5)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("setup", SETUPS)
+def test_many_rates_at_once_are_each_rate_alone(setup: str) -> None:
+    replica, lengths = SETUPS[setup]
+    capacity = capacity_requests_per_s(replica, lengths)
+    rates = capacity * np.array([1e-6, 0.1, 0.5, 0.9, 0.999, 1.5])
+    many = open_loop(replica, lengths, rates)
+    for i, rate in enumerate(rates):
+        one = open_loop(replica, lengths, float(rate))
+        for field in fields(OpenLoop):
+            value, alone = np.asarray(getattr(many, field.name)).reshape(-1), getattr(one, field.name)
+            expected = value[i] if value.size == len(rates) else value[0]
+            assert float(expected) == pytest.approx(alone, rel=1e-12) or (math.isinf(expected) and math.isinf(alone))
+    # Past capacity every latency is infinite and nothing is served.
+    assert math.isinf(many.ttft_p95_s[-1]) and many.output_tokens_per_s_per_gpu[-1] == 0
+
+
+@pytest.mark.parametrize("setup", SETUPS)
+def test_capacity_is_the_edge_of_a_steady_state(setup: str) -> None:
+    # Just below capacity the queue is finite; just above it is not.
+    replica, lengths = SETUPS[setup]
+    capacity = capacity_requests_per_s(replica, lengths)
+    below, above = open_loop(replica, lengths, np.array([capacity * (1 - 1e-6), capacity * (1 + 1e-6)])).ttft_s
+    assert math.isfinite(below) and math.isinf(above)
+
+
+@pytest.mark.parametrize("setup", SETUPS)
+def test_goodput_is_within_half_a_percent_of_its_edge(setup: str) -> None:
+    replica, lengths = SETUPS[setup]
+    lone = open_loop(replica, lengths, 1e-9)
+    ttft_target, tpot_target = 3 * lone.ttft_p99_s, 2 * lone.tpot_s
+    point = goodput(replica, lengths, ttft_target, tpot_target, 0.99)
+    assert point is not None
+    assert point.ttft_p99_s <= ttft_target and point.tpot_s <= tpot_target
+    over = open_loop(replica, lengths, point.request_rate_per_s * 1.005)
+    assert over.ttft_p99_s > ttft_target or over.tpot_s > tpot_target
+    # A grid that starts higher searches the same way and never finds less.
+    model = OpenLoopModel.build(replica, lengths)
+    higher = model.goodput_rate_per_s(ttft_target, tpot_target, 0.99, highest=10 * model.slot_limit_upper_per_s())
+    assert higher is not None and higher == pytest.approx(point.request_rate_per_s, rel=0.01)

@@ -1,0 +1,238 @@
+"""The deployment search on real models with a KV cache: the cheapest plan meets every target,
+every candidate is accounted for, the bill's arithmetic, Little's law on the chosen points, and
+the precision mapping — each expected value derived by hand beside it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from core import presets
+from core.candidates import candidate_gpus, setup_precision, setups, split_problem
+from core.closed_loop import closed_loop
+from core.efficiency import efficiency_base
+from core.engine import VLLM
+from core.lengths import RequestLengths
+from core.open_loop import open_loop
+from core.plan import CapacityPlan, concurrency_grid, plan
+from core.plan_options import Problem
+from core.plan_spec import Plan
+from core.replica import Replica
+from core.scenario import Scenario
+from core.specs import Precision, Pricing, Workload
+
+HOURS_PER_MONTH = 30 * 24  # the default 30 billed days
+# A small candidate set that still has every kind of outcome: fits and does not, TP 1-8, 8 and 4 bits.
+SMALL = Plan(gpu_ids=("h100-sxm", "a100-80gb-sxm", "l4"), tensor_parallel=(1, 2, 4, 8), weight_bits=(16, 8, 4))
+
+
+def scenario(model_id: str = "llama-3.1-70b", engine: str = "vllm", replies: int = 2_000_000, **workload) -> Scenario:
+    model = presets.model(model_id)
+    return Scenario(
+        model=model,
+        gpu=presets.gpu("h100-sxm"),
+        efficiency=efficiency_base(engine, model),
+        workload=Workload(**({"prompt_tokens": 1000, "output_tokens": 500} | workload)),
+        pricing=Pricing(replies_per_day=replies),
+    )
+
+
+@pytest.fixture(scope="module")
+def llama70b() -> CapacityPlan:
+    # Llama 3.1 70B, 1,000 → 500 tokens, 2,000,000 replies a day peaking at 3×, p95 TTFT ≤ 1 s, 30 tokens/s.
+    return plan(scenario(), SMALL, RequestLengths(1000, 500, 0.8))
+
+
+def test_traffic_and_the_api_bill_by_hand(llama70b: CapacityPlan) -> None:
+    # 2,000,000 / 86,400 s = 23.148 requests/s on average, 69.44 at the 3× peak.
+    assert llama70b.mean_requests_per_s == pytest.approx(23.148148, rel=1e-6)
+    assert llama70b.peak_requests_per_s == pytest.approx(69.444444, rel=1e-6)
+    # Lengths 80-100 %: 900 prompt and 450 reply tokens on average, at $0.50 and $1.50 per million:
+    # 900 × 0.5e-6 + 450 × 1.5e-6 = $0.001125 a reply × 2,000,000 × 30 = $67,500 a month.
+    assert llama70b.api_cost_per_reply_usd == pytest.approx(0.001125)
+    assert llama70b.api_monthly_usd == pytest.approx(67_500)
+
+
+def test_every_candidate_is_accounted_for(llama70b: CapacityPlan) -> None:
+    # 3 GPUs × 4 sizes × 3 precisions = 36 candidates, each ranked or failed with a reason.
+    assert len(llama70b.options) == 36
+    assert {o.setup for o in llama70b.options} == set(setups(llama70b.scenario, SMALL))
+    for option in llama70b.failures:
+        assert option.problem in Problem and option.reason
+    assert all(o.problem is None and o.reason == "" for o in llama70b.ranked)
+    assert llama70b.best is llama70b.ranked[0]
+
+
+def test_the_cheapest_plan_meets_every_target(llama70b: CapacityPlan) -> None:
+    best, spec = llama70b.best, llama70b.spec
+    assert best is not None and best.point is not None
+    assert best.point.ttft_p95_s <= spec.ttft_target_s
+    assert best.point.tokens_per_s_per_user >= spec.tokens_per_s_per_user
+    # The replica's cap is what fits, at most the plan's 256; the goodput is the edge of the targets:
+    # at it both hold, and 0.5 % more traffic per replica breaks one (the search lands within 0.41 %).
+    assert best.max_running_per_replica == min(best.max_concurrency_that_fits, 256)
+    replica = Replica(
+        llama70b.scenario.model,
+        best.setup.precision,
+        best.setup.gpu,
+        best.setup.gpus_per_replica,
+        replace(VLLM, max_sequences=best.max_running_per_replica),
+    )
+    edge = open_loop(replica, llama70b.lengths, best.requests_per_s_per_replica)
+    assert edge.ttft_p95_s <= 1.0 and edge.tokens_per_s_per_user >= 30
+    assert best.concurrency_per_replica == pytest.approx(edge.mean_in_flight)
+    over = open_loop(replica, llama70b.lengths, best.requests_per_s_per_replica * 1.005)
+    assert over.ttft_p95_s > 1.0 or over.tokens_per_s_per_user < 30
+    # The fleet serves the peak: replicas × what each may take ≥ the peak rate, and one fewer would not.
+    assert best.replicas_at_peak * best.requests_per_s_per_replica >= llama70b.peak_requests_per_s
+    assert (best.replicas_at_peak - 1) * best.requests_per_s_per_replica < llama70b.peak_requests_per_s
+    assert best.point.request_rate_per_s == pytest.approx(llama70b.peak_requests_per_s / best.replicas_at_peak)
+
+
+def test_the_ranking_is_by_the_autoscaled_bill(llama70b: CapacityPlan) -> None:
+    costs = [o.monthly_cost_usd for o in llama70b.ranked]
+    assert costs == sorted(costs) and len(costs) >= 5
+
+
+def test_the_bill_by_hand(llama70b: CapacityPlan) -> None:
+    # The peak fleet: replicas × GPUs each × $/GPU-hour × 720 h. Autoscaled: mean replicas instead.
+    for o in llama70b.ranked:
+        price = o.setup.gpu.price_usd_per_hour
+        assert o.monthly_cost_peak_usd == pytest.approx(o.total_gpus_at_peak * price * HOURS_PER_MONTH)
+        assert o.monthly_cost_usd == pytest.approx(o.mean_replicas * o.setup.gpus_per_replica * price * HOURS_PER_MONTH)
+        # $ per million output tokens at the peak: $/GPU-hour ÷ (tokens/s per GPU × 3,600) × 1e6.
+        per_gpu = llama70b.peak_requests_per_s / o.total_gpus_at_peak * 450
+        assert o.output_tokens_per_s_per_gpu == pytest.approx(per_gpu)
+        assert o.usd_per_million_output_tokens == pytest.approx(price / (per_gpu * 3600) * 1e6)
+
+
+def test_the_autoscaled_bill_lies_between_the_floor_and_the_peak_fleet(llama70b: CapacityPlan) -> None:
+    floor = llama70b.spec.min_replicas
+    for o in llama70b.ranked:
+        floor_cost = floor * o.setup.gpus_per_replica * o.setup.gpu.price_usd_per_hour * HOURS_PER_MONTH
+        assert floor_cost <= o.monthly_cost_usd <= o.monthly_cost_peak_usd
+        # A 3× peak leaves the fleet idle much of the day: well under the peak fleet's bill.
+        assert o.monthly_cost_usd < 0.8 * o.monthly_cost_peak_usd
+
+
+def test_littles_law_on_the_chosen_points(llama70b: CapacityPlan) -> None:
+    for o in llama70b.ranked:
+        # Open loop at the peak: requests in flight = arrival rate × mean end-to-end latency.
+        assert o.point.mean_in_flight == pytest.approx(o.point.request_rate_per_s * o.point.e2e_s, rel=1e-12)
+        # Closed loop at the concurrency the replica holds at its goodput: throughput × end to end = it.
+        replica = Replica(llama70b.scenario.model, o.setup.precision, o.setup.gpu, o.setup.gpus_per_replica, VLLM)
+        held = round(o.concurrency_per_replica)
+        point = closed_loop(replica, llama70b.lengths, held)
+        assert point.requests_per_s * point.e2e_s == pytest.approx(held, rel=1e-9)
+
+
+def test_a_candidate_that_cannot_fit_says_so_with_the_numbers(llama70b: CapacityPlan) -> None:
+    # 70.55 billion weights × 2 bytes = 141.1 GB; vLLM may use 80 × 0.9 − 3 GiB = 68.78 GB of an H100.
+    option = next(o for o in llama70b.options if o.setup.label == "NVIDIA H100 SXM 80GB, TP 1, 16-bit")
+    assert option.problem is Problem.DOES_NOT_FIT and option.frontier is None
+    assert option.reason == "141.1 GB of weights fill the 68.8 GB vLLM may use on 1 × 80 GB"
+
+
+def test_a_candidate_too_slow_to_stream_keeps_its_frontier(llama70b: CapacityPlan) -> None:
+    # Llama 3.1 70B in 8 bits over four L4s (300 GB/s each): even alone a token takes ~75 ms.
+    option = next(o for o in llama70b.options if o.setup.label == "NVIDIA L4 24GB, TP 4, 8-bit")
+    assert option.problem is Problem.TOO_SLOW and option.reason.startswith("streams ")
+    assert option.frontier is not None and option.requests_per_s_per_replica is None
+    assert option.frontier.tokens_per_s_per_user[0] < 30
+
+
+def test_a_gpu_without_a_price_keeps_its_frontier_and_a_price_ranks_it() -> None:
+    # An H200 without a price (as the scenario's GPU it stands in for its preset): not ranked, its
+    # frontier still there. With a price it is sized and costed.
+    spec = Plan(gpu_ids=("h200",), tensor_parallel=(2,), weight_bits=(8,))
+    unpriced = plan(replace(scenario(), gpu=replace(presets.gpu("h200"), price_usd_per_hour=None)), spec).options[0]
+    assert unpriced.problem is Problem.NO_PRICE and unpriced.max_running_per_replica is not None
+    assert unpriced.frontier is not None and unpriced.frontier.usd_per_million_output_tokens is None
+    priced = replace(scenario(), gpu=replace(presets.gpu("h200"), price_usd_per_hour=4.0))
+    option = plan(priced, spec).options[0]
+    assert option.meets_targets and option.monthly_cost_peak_usd == pytest.approx(
+        option.total_gpus_at_peak * 4.0 * HOURS_PER_MONTH
+    )
+
+
+def test_a_model_that_cannot_be_split_evenly() -> None:
+    # Qwen2.5 7B has 28 query heads: 4 GPUs take 7 each, 8 GPUs cannot (engines split heads evenly).
+    model = presets.model("qwen2.5-7b")
+    assert split_problem(model, 4) is None
+    assert split_problem(model, 8) == "8 GPUs cannot split the model's 28 query heads evenly"
+    result = plan(scenario("qwen2.5-7b"), Plan(gpu_ids=("h100-sxm",), tensor_parallel=(8,), weight_bits=(16,)))
+    assert result.options[0].problem is Problem.CANNOT_SPLIT
+
+
+@pytest.mark.parametrize(
+    ("model_id", "gpu_ids"),
+    [("llama-3.1-8b", ("l4", "a10g", "h100-sxm")), ("mixtral-8x7b", ("h100-sxm", "a100-80gb-sxm", "l40s"))],
+)
+def test_other_real_models_get_a_plan_that_meets_the_targets(model_id: str, gpu_ids: tuple[str, ...]) -> None:
+    spec = Plan(gpu_ids=gpu_ids, tensor_parallel=(1, 2, 4), ttft_target_s=0.5, tokens_per_s_per_user=40)
+    result = plan(scenario(model_id, engine="trtllm", replies=500_000), spec, RequestLengths(2000, 300, 0.8))
+    best = result.best
+    assert best is not None and best.point is not None
+    assert best.point.ttft_p95_s <= 0.5 and best.point.tokens_per_s_per_user >= 40
+    assert best.monthly_cost_usd <= min(o.monthly_cost_usd for o in result.ranked)
+
+
+def test_the_precision_mapping() -> None:
+    b200, h100 = presets.gpu("b200"), presets.gpu("h100-sxm")
+    # 4 bits: NVFP4 (4 + an 8-bit scale per 16 = 4.5 bits, 4-bit maths) where the GPU has a 4-bit peak,
+    # int4 weight-only (4.5 bits with group scales, 16-bit maths) where it does not.
+    assert setup_precision(b200, 4, 16) == Precision(4.5, 16, compute_bits=4)
+    assert setup_precision(h100, 4, 8) == Precision(4.5, 8, compute_bits=16)
+    assert setup_precision(h100, 8, 16) == Precision(8, 16, compute_bits=8)  # W8A8
+    assert setup_precision(b200, 16, 16) == Precision(16, 16, compute_bits=16)
+
+
+def test_the_default_candidates_are_the_gpus_with_a_price() -> None:
+    # Today's priced presets, in file order (a preset given a price later joins them by itself).
+    priced = tuple(i for i, p in presets.gpu_presets().items() if p.gpu.price_usd_per_hour is not None)
+    assert {"h100-sxm", "a100-80gb-sxm", "l4"} <= set(priced) and "toy-gpu" not in priced
+    assert tuple(g.id for g in candidate_gpus(scenario(), Plan())) == priced
+    # The scenario's GPU given a price joins them, in preset order; edited, it stands in for its preset.
+    h200 = replace(presets.gpu("h200"), price_usd_per_hour=4.0)
+    chosen = candidate_gpus(replace(scenario(), gpu=h200), Plan())
+    assert chosen[[g.id for g in chosen].index("h200")] is h200
+    cheap = replace(presets.gpu("h100-sxm"), price_usd_per_hour=1.0)
+    assert candidate_gpus(replace(scenario(), gpu=cheap), Plan())[0] is cheap
+
+
+def test_the_concurrency_grid() -> None:
+    # 2^(k/4) rounded: 1, 1.19, 1.41, 1.68, 2, 2.38, 2.83, 3.36, 4, ... → 1, 2, 3, 4, 5, 6, 7, 8, then the cap.
+    assert list(concurrency_grid(10)) == [1, 2, 3, 4, 5, 6, 7, 8, 10]
+    assert list(concurrency_grid(1)) == [1]
+    grid = concurrency_grid(256)
+    assert grid[-1] == 256 and 128 in grid and np.all(np.diff(grid) > 0)
+
+
+def test_the_frontier_in_dollars_by_hand(llama70b: CapacityPlan) -> None:
+    for o in llama70b.ranked:
+        f, price = o.frontier, o.setup.gpu.price_usd_per_hour
+        for per_gpu, dollars in zip(f.output_tokens_per_s_per_gpu, f.usd_per_million_output_tokens, strict=True):
+            assert dollars == pytest.approx(price / (per_gpu * 3600) * 1e6)
+        assert f.concurrency[-1] == o.max_running_per_replica
+        # InferenceX's shape up to what the replica holds at its goodput: more concurrency, more tokens
+        # per GPU, fewer per user. (Well past it the closed loop can dip where prompts saturate the
+        # prefill: not a point anyone runs at.)
+        upto = int(np.searchsorted(f.concurrency, o.concurrency_per_replica)) + 1
+        assert np.all(np.diff(f.output_tokens_per_s_per_gpu[:upto]) > 0)
+        assert np.all(np.diff(f.tokens_per_s_per_user[:upto]) < 0)
+
+
+def test_no_traffic_costs_the_floor() -> None:
+    # Zero replies a day: the floor (1 replica) all month; with a floor of 0 nothing runs and nothing is paid.
+    spec = Plan(gpu_ids=("h100-sxm",), tensor_parallel=(4,), weight_bits=(8,))
+    one = plan(scenario(replies=0), spec).options[0]
+    assert one.replicas_at_peak == 1 and one.monthly_cost_usd == pytest.approx(4 * 3.78 * HOURS_PER_MONTH)
+    none = plan(scenario(replies=0), replace(spec, min_replicas=0)).options[0]
+    assert none.replicas_at_peak == 0 and none.monthly_cost_usd == 0 and none.monthly_cost_peak_usd == 0
+
+
+def test_a_plan_is_deterministic() -> None:
+    spec = Plan(gpu_ids=("h100-sxm", "a100-40gb"), tensor_parallel=(2, 4), weight_bits=(8, 4))
+    assert plan(scenario(), spec) == plan(scenario(), spec)

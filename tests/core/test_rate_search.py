@@ -1,0 +1,31 @@
+"""The two rate searches on functions whose edges are known exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.rate_search import last_passing_rate, root_below
+
+
+def test_the_root_of_a_line_and_of_a_wall() -> None:
+    # λ − 2 crosses zero at 2; a queue's excess that shoots up near its edge (1 / (3 − λ) − 1, at 2)
+    # is found as well, from below: the rate returned never has a positive excess.
+    assert root_below(lambda rate: rate - 2.0, 10.0) == pytest.approx(2.0, rel=1e-12)
+    wall = root_below(lambda rate: 1 / np.maximum(3.0 - rate, 1e-300) - 1, 2.999999)
+    assert wall == pytest.approx(2.0, rel=1e-12) and wall <= 2.0
+    assert root_below(lambda rate: rate - 20.0, 10.0) == 10.0  # never crosses: the whole bracket is below
+
+
+def test_the_last_passing_rate_is_just_below_the_edge() -> None:
+    # λ ≤ 3.7 on a top of 10: three passes, each a geometric grid 15 steps wide, land within 0.41 %.
+    found = last_passing_rate(lambda rates: rates <= 3.7, 10.0)
+    assert found is not None and 3.7 / 1.0041 <= found <= 3.7
+    assert last_passing_rate(lambda rates: rates <= 20.0, 10.0) == 10.0  # everything passes: the top
+    assert last_passing_rate(lambda rates: rates < 0, 10.0) is None  # not even a trickle passes
+
+
+def test_a_looser_check_never_returns_less() -> None:
+    edges = np.linspace(0.01, 9.9, 300)
+    found = [last_passing_rate(lambda rates, e=e: rates <= e, 10.0) for e in edges]
+    assert all(b >= a for a, b in zip(found, found[1:], strict=False))
