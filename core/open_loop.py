@@ -191,7 +191,7 @@ def _evaluate(slots: _Slots, rate: float, capacity: float) -> OpenLoop:
     if engine.prefill_batch_wait_iterations:
         window = engine.prefill_batch_wait_iterations
         hold = busy * float(batch_wait_iterations(window, rate * state.tpot_s)) * state.tpot_s
-    fixed = engine.request_overhead_s + busy * state.decode_s / 2 + hold
+    fixed = replica.machine.request_overhead_s + busy * state.decode_s / 2 + hold
     wait = state.slot_wait_s + prefill_wait
     waiting = 1 - (1 - state.full) * (1 - min(state.prefill_load, 1.0))
     # The prefill at each quantile of prompt length, with the mean number of others decoding.

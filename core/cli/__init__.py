@@ -46,7 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     estimate.add_argument("--json", action="store_true", help="print one JSON object (stable keys)")
     sub.add_parser("presets", help="list the GPU and model presets")
     calibrate = sub.add_parser("calibrate", help="compare the calibrated model with published measurements")
-    calibrate.add_argument("--fit", action="store_true", help="refit the calibrated defaults on the training set")
+    calibrate.add_argument("--fit", action="store_true", help="refit the engines' costs on the fit set")
+    calibrate.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        choices=("fit", "validation", "test"),
+        help="print only this set (repeatable; default: all three)",
+    )
     calibrate.add_argument(
         "--load", action="store_true", help="the load model against measured servers, per held-out split"
     )
@@ -89,9 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(load_calibration_text(fit=args.fit))
     elif args.command == "calibrate":
-        from core.cli.reports import calibration_text
+        from core.cli.calibration_report import calibration_text
 
-        sys.stdout.write(calibration_text(fit=args.fit))
+        sys.stdout.write(calibration_text(fit=args.fit, sets=tuple(args.sets or ())))
     elif args.command == "prices":
         from core.cli.prices import run_prices
 
