@@ -1,8 +1,8 @@
 """One-off import: every published measurement into one schema, split by source into fit / validation / test.
 
-Inputs: the project's three older files (`core/data/calibration_{train,validation,test}.csv`,
-68 rows) and the two gathered files `edge.csv` and `datacenter.csv` (424 rows; their
-`*_sources.md` describe each source), given as arguments. Output:
+Inputs: the project's three older files (`calibration_{train,validation,test}.csv`, 68 rows,
+in `core/data/` up to commit cf26a73) and the two gathered files `edge.csv` and
+`datacenter.csv` (424 rows; their `*_sources.md` describe each source), given as arguments. Output:
 `core/data/measurements_{fit,validation,test}.csv` in the schema `core/data/README.md`
 documents, and the split printed source by source.
 
@@ -16,7 +16,8 @@ The split rule (written down before any error was computed; `core/data/README.md
    quarter validate and a quarter test, and every family and MoE appear in each where
    the sources allow.
 
-Run: `python tools/import_measurements.py /path/to/edge.csv /path/to/datacenter.csv`.
+Run: `git worktree add /tmp/old cf26a73 && python tools/import_measurements.py
+/tmp/old/core/data /path/to/edge.csv /path/to/datacenter.csv`.
 Standard library only.
 """
 
@@ -34,7 +35,7 @@ COLUMNS = (
     "source_id,model,model_id,params_b,active_params_b,layers,hidden,query_heads,kv_heads,head_dim,"
     "experts,experts_per_token,kv_latent_dim,kv_latent_rope_dim,weight_format,weight_bits,kv_bits,"
     "compute_bits,gpu,bandwidth_gb_s,tflops_16,tflops_8,tflops_4,memory_gb,interconnect_gb_s,n_gpus,"
-    "engine,engine_version,batch,prompt_tokens,output_tokens,metric,value,published,source,notes"
+    "engine,engine_version,harness,batch,prompt_tokens,output_tokens,metric,value,published,source,notes"
 ).split(",")
 SHAPE = ("params_b", "active_params_b", "layers", "hidden", "query_heads", "kv_heads", "head_dim")
 MOE = ("experts", "experts_per_token", "kv_latent_dim")
@@ -136,6 +137,24 @@ OLD_SOURCES = (
     (r"mlc-ai/llm-perf-bench", "mlc-llm-perf-bench", "mlc", "2023-10"),
     (r"SageMaker", "hf-sagemaker-tgi", "tgi", "2023-09"),
 )
+# Sources measured through an API server: their TTFT (and a single request's total) includes
+# the request's way in and out of the server. Every other source ran the engine in-process
+# (benchmark_latency, llama-bench, generate loops, static-batch tools) and has no such path.
+SERVER_SOURCES = {
+    "neuralmagic-granite-3.1-8b",  # GuideLLM against vllm serve
+    "neuralmagic-r1-distill-70b",
+    "sglang-cookbook",  # sglang.bench_serving
+    "awesome-sglang-gpt-oss",  # bench_one_batch_server (HTTP)
+    "sglang-pr-8638",  # bench_serving at max concurrency = batch
+    "dstack-405b-mi300x",  # one request to the server
+    "dzhsurf-deepseek-v3",  # serving benchmark at max concurrency 1
+    "vllm-mlx-issue-531",  # vllm-mlx bench against its server
+    "nim-benchmarks",  # genai-perf against NIM
+    "hf-sagemaker-tgi",  # requests to a SageMaker endpoint
+    "baseten-mixtral",  # Baseten's deployed model
+    "pavlokhmel-13-gpus",  # a request script against llama-server
+}
+
 # Engines with a profile of their own; every other engine is predicted with `typical`.
 FAMILY = {
     "vllm": "vllm",
@@ -337,11 +356,11 @@ def split(old: dict[str, list], new: dict[str, list]) -> dict[str, str]:
     return role
 
 
-def main(edge: str, datacenter: str) -> None:
+def main(old_dir: str, edge: str, datacenter: str) -> None:
     old: dict[str, list] = {}
     by_source: dict[str, list] = defaultdict(list)
     for name in ("train", "validation", "test"):
-        rows = old_rows(DATA / f"calibration_{name}.csv")
+        rows = old_rows(Path(old_dir) / f"calibration_{name}.csv")
         old[name] = sorted({r["source_id"] for r in rows})
         for r in rows:
             by_source[r["source_id"]].append(r)
@@ -353,6 +372,9 @@ def main(edge: str, datacenter: str) -> None:
     role = split(old, new)
     out: dict[str, list] = defaultdict(list)
     for source_id, rows in by_source.items():
+        for r in rows:
+            server = source_id in SERVER_SOURCES or r["engine"] == "ollama"
+            r["harness"] = "server" if server else "offline"
         out[role[source_id]].extend(rows)
     for name in ("fit", "validation", "test"):
         with (DATA / f"measurements_{name}.csv").open("w", encoding="utf-8", newline="") as handle:
@@ -369,4 +391,4 @@ def main(edge: str, datacenter: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])
