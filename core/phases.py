@@ -115,6 +115,21 @@ def compute_time_s(machine: Machine, weight_flops: Quantity, attention_flops: Qu
     return weight_flops / machine.weight_compute_flops_per_s + attention_flops / machine.compute_flops_per_s
 
 
+def step_balance(machine: Machine, flops: float, bytes_moved: float, compute_s: float, memory_s: float) -> float:
+    """The balance a step is judged against: the group's compute ÷ bandwidth.
+
+    With dequantised weights the weights' share of the step moves at other rates than the
+    KV cache and attention, so the step's ridge is its own: (FLOPs ÷ compute time) ÷
+    (bytes ÷ memory time), and intensity > balance exactly when its maths outlasts its reading.
+    """
+    if (
+        machine.weight_bandwidth_bytes_per_s == machine.bandwidth_bytes_per_s
+        and machine.weight_compute_flops_per_s == machine.compute_flops_per_s
+    ):
+        return machine.balance_flop_per_byte
+    return (flops / compute_s) / (bytes_moved / memory_s)
+
+
 def prefill(
     model: Model,
     precision: Precision,
@@ -143,13 +158,30 @@ def prefill(
     # Cached prefix read + new tokens written = the prompt's whole cache, once.
     weights = float(weight_bytes_read(model, precision, tokens))
     kv = batch_size * float(kv_cache_bytes(model, precision, prompt_tokens, 1, machine.gpu_count))
+    return _step(model, machine, weight_flops, attention_flops, weights, kv, tokens, batch_size)
+
+
+def _step(
+    model: Model,
+    machine: Machine,
+    weight_flops: float,
+    attention_flops: float,
+    weights: float,
+    kv: float,
+    tokens: float,
+    sequences: float,
+) -> Step:
+    """A forward pass from its weight and attention FLOPs and its weight and KV bytes."""
+    flops, bytes_moved = weight_flops + attention_flops, weights + kv
+    memory_s = float(memory_time_s(machine, weights, kv))
+    compute_s = float(compute_time_s(machine, weight_flops, attention_flops))
     return Step(
-        flops=weight_flops + attention_flops,
-        bytes_moved=weights + kv,
-        memory_time_s=float(memory_time_s(machine, weights, kv)),
-        compute_time_s=float(compute_time_s(machine, weight_flops, attention_flops)),
-        fixed_time_s=float(fixed_time_s(model, machine, tokens, batch_size)),
-        balance_flop_per_byte=machine.balance_flop_per_byte,
+        flops=flops,
+        bytes_moved=bytes_moved,
+        memory_time_s=memory_s,
+        compute_time_s=compute_s,
+        fixed_time_s=float(fixed_time_s(model, machine, tokens, sequences)),
+        balance_flop_per_byte=step_balance(machine, flops, bytes_moved, compute_s, memory_s),
     )
 
 
@@ -231,14 +263,7 @@ def decode_step(
     attention_flops = batch_size * float(attention_flops_per_token(model, context_tokens + 1))
     weights = float(weight_bytes_read(model, precision, batch_size))
     kv = float(kv_cache_bytes(model, precision, context_tokens, batch_size, machine.gpu_count))
-    return Step(
-        flops=weight_flops + attention_flops,
-        bytes_moved=weights + kv,
-        memory_time_s=float(memory_time_s(machine, weights, kv)),
-        compute_time_s=float(compute_time_s(machine, weight_flops, attention_flops)),
-        fixed_time_s=float(decode_fixed_time_s(model, machine, batch_size)),
-        balance_flop_per_byte=machine.balance_flop_per_byte,
-    )
+    return _step(model, machine, weight_flops, attention_flops, weights, kv, batch_size, batch_size)
 
 
 def _line_breaks(model: Model, prompt_tokens: int) -> list[int]:

@@ -20,6 +20,7 @@ from core.phases import (
     mean_decode_flops,
     memory_time_s,
     prefill,
+    step_balance,
 )
 from core.roofline import Bound, arithmetic_intensity_flop_per_byte, bound
 from core.specs import Model, Precision
@@ -78,14 +79,16 @@ def mean_decode_step(
     weight_flops = 2.0 * model.active_params * batch_size
     fixed_s = float(decode_fixed_time_s(model, machine, batch_size))
     roofline_s = float(decode_roofline_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
+    memory_s = float(memory_time_s(machine, weights, bytes_moved - weights))
+    compute_s = float(compute_time_s(machine, weight_flops, flops - weight_flops))
     return MeanDecodeStep(
         flops=flops,
         bytes_moved=bytes_moved,
-        memory_time_s=float(memory_time_s(machine, weights, bytes_moved - weights)),
-        compute_time_s=float(compute_time_s(machine, weight_flops, flops - weight_flops)),
+        memory_time_s=memory_s,
+        compute_time_s=compute_s,
         fixed_time_s=fixed_s,
         total_time_s=output_tokens * fixed_s + roofline_s,  # exactly decode_time_s
-        balance_flop_per_byte=machine.balance_flop_per_byte,
+        balance_flop_per_byte=step_balance(machine, flops, bytes_moved, compute_s, memory_s),
         context_tokens=prompt_tokens + (output_tokens - 1) / 2,
         steps=output_tokens,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,28 @@ def slices_lines(rows: Sequence[Measurement], errors: Sequence[float]) -> list[s
     return lines
 
 
+def spreads_lines() -> list[str]:
+    from core.ranges import EXTRAPOLATION_WIDENING, SPREADS
+
+    lines = [
+        "Likely ranges (core.ranges): the 10th-90th percentiles of log(measured / estimated) on the validation",
+        f"set, per regime; x{EXTRAPOLATION_WIDENING:g} on each side where the engine has no row in that regime:",
+        f"  {'regime':<11}{'TTFT':>18}{'TPOT':>18}",
+    ]
+    for regime in ("batch 1", "batch > 1", "MoE"):
+        cells = [SPREADS[(regime, quantity)] for quantity in ("ttft", "tpot")]
+        shown = "".join(f"{f'x{math.exp(c.low):.2f} to x{math.exp(c.high):.2f}':>18}" for c in cells)
+        lines.append(f"  {regime:<11}{shown}")
+    return lines
+
+
+def coverage_lines(rows: Sequence[Measurement]) -> list[str]:
+    from core.calibration import coverage
+
+    shares = ", ".join(f"{c.group} {c.inside}/{c.rows} ({c.share:.0%})" for c in coverage(rows))
+    return [f"  measurements inside their likely range: {shares}"]
+
+
 def calibration_text(fit: bool = False, sets: tuple[str, ...] = ()) -> str:
     """Every row of the named sets (all three by default), the slices, and with `fit` the refit."""
     from core.calibration import fit_profiles, ideal_profiles, median_absolute_error_pct, percentage_error, predict
@@ -61,6 +84,8 @@ def calibration_text(fit: bool = False, sets: tuple[str, ...] = ()) -> str:
         "Engine costs (vLLM and TensorRT-LLM: MBU, MFU, launch, per-sequence, all-reduce and per-request",
         "costs from the load measurements; everything else fitted on the fit set):",
         *costs_table(dict(ENGINES)),
+        "",
+        *spreads_lines(),
     ]
     for name in sets or SETS:
         rows = list(load(name))
@@ -74,7 +99,7 @@ def calibration_text(fit: bool = False, sets: tuple[str, ...] = ()) -> str:
                 f"  {m.source_id[:26]:<27}{m.label[:67]:<68}{m.metric:<20}{m.value:>11,.2f}{estimated:>11,.2f}"
                 f"{errors[-1]:>+7.1f}%"
             )
-        lines += ["", *slices_lines(rows, errors)]
+        lines += ["", *slices_lines(rows, errors), *coverage_lines(rows)]
         pure = median_absolute_error_pct(rows, ideal_profiles())
         lines.append(f"  a pure roofline (ideal efficiency, no fixed costs) is off by {pure:.1f}% (median)")
     if fit:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.checks import context_problems, context_window_tokens
 from core.estimate import Estimate
+from core.ranges import likely_range
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION, S_PER_MS
 
 # The keys scripts depend on; add, never rename.
@@ -35,12 +36,22 @@ JSON_KEYS = (
     "prefill_tokens",
     "context_window_tokens",
     "warnings",
+    "ttft_ms_low",
+    "ttft_ms_high",
+    "tpot_ms_low",
+    "tpot_ms_high",
+    "total_ms_low",
+    "total_ms_high",
+    "output_tokens_per_s_low",
+    "output_tokens_per_s_high",
+    "confidence",
 )
 
 
 def estimate_json(result: Estimate) -> dict[str, object]:
     memory, hosting = result.memory, result.self_hosting
     efficiency = result.scenario.efficiency
+    likely = likely_range(result)
     values: dict[str, object] = {
         "ttft_ms": result.ttft_s / S_PER_MS,
         "tpot_ms": result.tpot_s / S_PER_MS,
@@ -68,6 +79,16 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         "prefill_tokens": result.scenario.workload.prefill_tokens,
         "context_window_tokens": context_window_tokens(result.scenario),
         "warnings": list(context_problems(result.scenario)),
+        # Where ~80 % of real measurements of this kind of scenario fall (core.ranges).
+        "ttft_ms_low": likely.ttft_low_s / S_PER_MS,
+        "ttft_ms_high": likely.ttft_high_s / S_PER_MS,
+        "tpot_ms_low": likely.tpot_low_s / S_PER_MS,
+        "tpot_ms_high": likely.tpot_high_s / S_PER_MS,
+        "total_ms_low": likely.total_low_s / S_PER_MS,
+        "total_ms_high": likely.total_high_s / S_PER_MS,
+        "output_tokens_per_s_low": likely.output_tokens_per_s_low,
+        "output_tokens_per_s_high": likely.output_tokens_per_s_high,
+        "confidence": likely.confidence,
         # null with a reason when the GPU has no price or the setup cannot run; the break-even
         # is null when one fleet cannot reach it (renting never pays at this batch).
         "self_hosting_problem": result.self_hosting_problem,
@@ -101,11 +122,13 @@ def estimate_text(result: Estimate) -> str:
         *(f"warning: {problem}" for problem in context_problems(s)),
         "",
         f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound "
-        f"(one pass over {w.prefill_tokens:,} tokens: batch {w.batch_size:,} x {w.new_prompt_tokens:,} uncached)",
+        f"(one pass over {w.prefill_tokens:,} tokens: batch {w.batch_size:,} x {w.new_prompt_tokens:,} uncached)"
+        + _server_path(result),
         f"TPOT (mean decode step)   {result.tpot_s / S_PER_MS:10.2f} ms   {result.decode_bound}-bound "
         f"(mean over the {w.output_tokens:,} steps, mean context {result.decode.context_tokens:,.1f} tokens)",
         f"total latency             {result.total_s / S_PER_MS:10.2f} ms   = TTFT + decode steps",
         f"throughput                {result.output_tokens_per_s:10,.0f} output tok/s (whole batch)",
+        _range_line(result),
         f"decode intensity          {result.decode.intensity_flop_per_byte:10.1f} FLOP/byte "
         f"against a balance of {result.machine.balance_flop_per_byte:.0f}",
         f"one output token costs the time of {result.output_token_vs_prompt_token:,.0f} prompt tokens",
@@ -121,6 +144,21 @@ def estimate_text(result: Estimate) -> str:
     ]
     lines.append(_self_hosting_line(result))
     return "\n".join(lines) + "\n"
+
+
+def _server_path(result: Estimate) -> str:
+    request_s = result.latency.request_overhead_s
+    return "" if request_s == 0 else f", {request_s / S_PER_MS:.0f} ms of it the server's path per request"
+
+
+def _range_line(result: Estimate) -> str:
+    likely = likely_range(result)
+    return (
+        f"likely range ({likely.confidence}; ~80% of measured servers, {likely.regime}): "
+        f"TTFT {likely.ttft_low_s / S_PER_MS:,.1f}-{likely.ttft_high_s / S_PER_MS:,.1f} ms, "
+        f"TPOT {likely.tpot_low_s / S_PER_MS:,.2f}-{likely.tpot_high_s / S_PER_MS:,.2f} ms, "
+        f"total {likely.total_low_s / S_PER_MS:,.0f}-{likely.total_high_s / S_PER_MS:,.0f} ms"
+    )
 
 
 def _per_gpu_lines(result: Estimate) -> list[str]:
