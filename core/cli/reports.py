@@ -198,15 +198,16 @@ def presets_text() -> str:
     from core.presets import gpu_presets, model_presets
 
     lines = ["GPUs (dense peaks; * = compute estimated, not published)", ""]
-    lines.append(f"  {'id':<16}{'name':<34}{'GB/s':>8}{'TF16':>9}{'TF8':>9}{'GB':>7}{'$/h':>8}")
+    lines.append(f"  {'id':<16}{'name':<34}{'GB/s':>8}{'TF16':>9}{'TF8':>9}{'TF4':>9}{'GB':>7}{'$/h':>8}")
     for preset in gpu_presets().values():
         g = preset.gpu
         price = "" if g.price_usd_per_hour is None else f"{g.price_usd_per_hour:.2f}"
         mark = "*" if preset.provenance.estimated else ""
+        four = "-" if g.peak_flops_4bit_per_s is None else f"{g.peak_flops_4bit_per_s / FLOP_PER_TFLOP:,.1f}"
         lines.append(
             f"  {g.id:<16}{g.name[:33]:<34}{g.memory_bandwidth_bytes_per_s / BYTES_PER_GB:>8,.0f}"
             f"{g.peak_flops_16bit_per_s / FLOP_PER_TFLOP:>8,.1f}{mark:1}{g.peak_flops_8bit_per_s / FLOP_PER_TFLOP:>8,.1f}{mark:1}"
-            f"{g.memory_bytes / BYTES_PER_GB:>7,.0f}{price:>8}"
+            f"{four:>9}{g.memory_bytes / BYTES_PER_GB:>7,.0f}{price:>8}"
         )
     lines += ["", "Models (KV = KV-cache bytes per token at 16-bit)", ""]
     lines.append(

@@ -449,7 +449,7 @@ def test_self_hosting_is_not_possible_when_the_setup_does_not_fit():
     assert crowded.self_hosting is None
     assert crowded.self_hosting_problem.endswith("; at most 59 sequences of 8,192 tokens fit")
     # No price: nothing to compare, and it says so.
-    assert _estimate("llama-3.1-8b", "h200").self_hosting_problem == "no rental price for this GPU"
+    assert _estimate("llama-3.1-8b", "rtx-4090").self_hosting_problem == "no rental price for this GPU"
 
 
 def test_break_even_beyond_capacity_is_no_headline():
