@@ -120,10 +120,7 @@ def _balance(
     weights and KV; the intensity still rises with the batch, so the critical batch is
     still the first batch past it.
     """
-    if (
-        machine.weight_bandwidth_bytes_per_s == machine.bandwidth_bytes_per_s
-        and machine.weight_compute_flops_per_s == machine.compute_flops_per_s
-    ):
+    if not machine.dequantised:
         return machine.balance_flop_per_byte
     weights = weight_bytes_read(model, precision, batch)
     weight_flops = 2.0 * model.active_params * batch

@@ -38,10 +38,8 @@ class Machine:
     weight_compute_flops_per_s: float
     request_overhead_s: float  # once per request, added to its TTFT
     expert_overhead_s: float  # per expert GEMM a step runs (MoE layers × distinct experts touched)
-
-    @property
-    def balance_flop_per_byte(self) -> float:
-        return machine_balance_flop_per_byte(self.compute_flops_per_s, self.bandwidth_bytes_per_s)
+    balance_flop_per_byte: float  # compute ÷ bandwidth of the group
+    dequantised: bool  # weights move at their own (dequantising) rates, not the group's
 
 
 def effective_machine(
@@ -57,6 +55,7 @@ def effective_machine(
     """
     bandwidth = gpu_count * gpu.memory_bandwidth_bytes_per_s * efficiency.mbu
     compute = gpu_count * gpu.peak_flops_per_s(math_bits) * efficiency.mfu
+    dequantised = dequantising and (efficiency.dequant_bandwidth, efficiency.dequant_compute) != (1, 1)
     return Machine(
         bandwidth_bytes_per_s=bandwidth,
         compute_flops_per_s=compute,
@@ -65,10 +64,12 @@ def effective_machine(
         step_overhead_s=efficiency.step_overhead_s,
         sequence_overhead_s=efficiency.sequence_overhead_s,
         allreduce_latency_s=efficiency.allreduce_latency_s,
-        weight_bandwidth_bytes_per_s=bandwidth * efficiency.dequant_bandwidth if dequantising else bandwidth,
-        weight_compute_flops_per_s=compute * efficiency.dequant_compute if dequantising else compute,
+        weight_bandwidth_bytes_per_s=bandwidth * efficiency.dequant_bandwidth if dequantised else bandwidth,
+        weight_compute_flops_per_s=compute * efficiency.dequant_compute if dequantised else compute,
         request_overhead_s=efficiency.request_overhead_s,
         expert_overhead_s=efficiency.expert_overhead_s,
+        balance_flop_per_byte=machine_balance_flop_per_byte(compute, bandwidth),
+        dequantised=dequantised,
     )
 
 

@@ -107,11 +107,15 @@ def tensor_parallel_time_s(model: Model, machine: Machine, tokens: Quantity) -> 
 
 def memory_time_s(machine: Machine, weight_bytes: Quantity, other_bytes: Quantity) -> Quantity:
     """Reading the weights at the weights' bandwidth (lower when dequantised) and the rest (KV) at the group's."""
+    if not machine.dequantised:
+        return (weight_bytes + other_bytes) / machine.bandwidth_bytes_per_s
     return weight_bytes / machine.weight_bandwidth_bytes_per_s + other_bytes / machine.bandwidth_bytes_per_s
 
 
 def compute_time_s(machine: Machine, weight_flops: Quantity, attention_flops: Quantity) -> Quantity:
     """The weight matmuls at the weights' compute (lower when dequantised) and attention at the group's."""
+    if not machine.dequantised:
+        return (weight_flops + attention_flops) / machine.compute_flops_per_s
     return weight_flops / machine.weight_compute_flops_per_s + attention_flops / machine.compute_flops_per_s
 
 
@@ -122,10 +126,7 @@ def step_balance(machine: Machine, flops: float, bytes_moved: float, compute_s: 
     KV cache and attention, so the step's ridge is its own: (FLOPs ÷ compute time) ÷
     (bytes ÷ memory time), and intensity > balance exactly when its maths outlasts its reading.
     """
-    if (
-        machine.weight_bandwidth_bytes_per_s == machine.bandwidth_bytes_per_s
-        and machine.weight_compute_flops_per_s == machine.compute_flops_per_s
-    ):
+    if not machine.dequantised:
         return machine.balance_flop_per_byte
     return (flops / compute_s) / (bytes_moved / memory_s)
 
@@ -173,8 +174,11 @@ def _step(
 ) -> Step:
     """A forward pass from its weight and attention FLOPs and its weight and KV bytes."""
     flops, bytes_moved = weight_flops + attention_flops, weights + kv
-    memory_s = float(memory_time_s(machine, weights, kv))
-    compute_s = float(compute_time_s(machine, weight_flops, attention_flops))
+    if machine.dequantised:
+        memory_s = float(memory_time_s(machine, weights, kv))
+        compute_s = float(compute_time_s(machine, weight_flops, attention_flops))
+    else:
+        memory_s, compute_s = bytes_moved / machine.bandwidth_bytes_per_s, flops / machine.compute_flops_per_s
     return Step(
         flops=flops,
         bytes_moved=bytes_moved,

@@ -75,12 +75,15 @@ def mean_decode_step(
     bytes_moved = float(
         mean_decode_bytes(model, precision, batch_size, prompt_tokens, output_tokens, machine.gpu_count)
     )
-    weights = float(weight_bytes_read(model, precision, batch_size))
-    weight_flops = 2.0 * model.active_params * batch_size
     fixed_s = float(decode_fixed_time_s(model, machine, batch_size))
     roofline_s = float(decode_roofline_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
-    memory_s = float(memory_time_s(machine, weights, bytes_moved - weights))
-    compute_s = float(compute_time_s(machine, weight_flops, flops - weight_flops))
+    if machine.dequantised:  # the weights' share moves at their own rates
+        weights = float(weight_bytes_read(model, precision, batch_size))
+        weight_flops = 2.0 * model.active_params * batch_size
+        memory_s = float(memory_time_s(machine, weights, bytes_moved - weights))
+        compute_s = float(compute_time_s(machine, weight_flops, flops - weight_flops))
+    else:
+        memory_s, compute_s = bytes_moved / machine.bandwidth_bytes_per_s, flops / machine.compute_flops_per_s
     return MeanDecodeStep(
         flops=flops,
         bytes_moved=bytes_moved,

@@ -224,9 +224,7 @@ def test_bound_is_compute_exactly_when_intensity_exceeds_balance(
         assert step.intensity_flop_per_byte == step.flops / step.bytes_moved
         # balance = compute / bandwidth of the derated tensor-parallel group (a dequantising
         # engine's weights move at other rates: the step's own ridge, from its times)
-        if machine.weight_bandwidth_bytes_per_s == machine.bandwidth_bytes_per_s and (
-            machine.weight_compute_flops_per_s == machine.compute_flops_per_s
-        ):
+        if not machine.dequantised:
             assert step.balance_flop_per_byte == machine.compute_flops_per_s / machine.bandwidth_bytes_per_s
         assert (step.bound == "compute") == (step.intensity_flop_per_byte > step.balance_flop_per_byte)
         # ... and the bound names the slower side of the roofline (up to rounding at the ridge).
