@@ -68,12 +68,12 @@ FITTED: dict[str, tuple[str, ...]] = {
 }
 
 
-LOAD_FITTED = ("vllm", "trtllm")
+LOAD_FITTED = ("vllm", "trtllm")  # their core costs come from `core.serving_calibration`
 SHARED = ("moe_layer_overhead_s", "expert_overhead_s")  # one value for every engine, on all MoE rows
 SWEEPS = 2
 # A row more than 2× off counts as 2× off: the fit must not bend the engines' costs towards
 # a broken build or a setup the row does not describe (truncated L1, robust to outliers).
-OUTLIER_LOG = math.log(2)  # their core costs come from `core.serving_calibration`
+OUTLIER_LOG = math.log(2)
 
 
 def predicted(result: Estimate, metric: str) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.calibration import (
+    coverage,
     fit_profiles,
     ideal_profiles,
     log_residual,
@@ -57,6 +58,26 @@ PINNED = {
     ("validation", "engine", "sglang"): 21.3,
     ("validation", "engine", "typical"): 20.6,
     ("validation", "engine", "vllm"): 58.5,
+    # The test set, looked at once after the structure and the costs were frozen (27.8 % is far
+    # from the issue's 12 %: core/data/README.md says where it misses and why).
+    ("test", "all", "all"): 27.8,
+    ("test", "batch", "batch 1"): 28.0,
+    ("test", "batch", "batch > 1"): 26.3,
+    ("test", "moe", "MoE"): 27.0,
+    ("test", "bits", "weights < 8 bits"): 27.6,
+    ("test", "engine", "llama.cpp"): 12.5,
+    ("test", "engine", "mlx"): 11.6,
+    ("test", "engine", "sglang"): 26.8,
+    ("test", "engine", "typical"): 26.3,
+    ("test", "engine", "vllm"): 54.6,
+}
+# The likely ranges' coverage (share of rows inside their range), pinned from below.
+PINNED_COVERAGE = {
+    ("validation", "all"): 0.79,
+    ("test", "all"): 0.83,
+    ("test", "batch 1"): 0.84,
+    ("test", "batch > 1"): 0.99,
+    ("test", "MoE"): 0.77,
 }
 
 
@@ -72,6 +93,13 @@ def medians(sets):
 @pytest.mark.parametrize(("key", "pinned_pct"), sorted(PINNED.items()), ids=lambda v: str(v))
 def test_median_error_is_pinned(medians, key, pinned_pct):
     assert medians[key] <= pinned_pct + 0.2
+
+
+@pytest.mark.parametrize(("key", "share"), sorted(PINNED_COVERAGE.items()), ids=lambda v: str(v))
+def test_range_coverage_is_pinned(sets, key, share):
+    name, group = key
+    found = {c.group: c.share for c in coverage(sets[name])}
+    assert found[group] >= share
 
 
 def test_one_row_by_hand(sets):
