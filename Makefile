@@ -8,7 +8,7 @@
 #   make test         install the dev set (+ chromium), run every test
 #   make lint         ruff check, ruff format --check, mypy (core strict, app relaxed)
 #   make bench        speed figures: the cost model, the load model, each page's rerun and figure sizes
-#   make docs         regenerate the README's option tables from the field descriptions
+#   make docs         regenerate the README's option and calibration tables from the code and data
 #   make screenshots  run the browser tests, saving PNGs to docs/screenshots/
 #   make prices       regenerate core/data/api_prices.json from the installed genai-prices (offline)
 #   make load         load test, no browser (Streamlit's websocket protocol): SESSIONS=50 SECONDS=60
@@ -131,6 +131,7 @@ bench: $(STAMP_DEV)
 
 docs: $(STAMP_RUN)
 	$(VPY) -m core.cli.options_doc --write
+	$(VPY) -m core.cli.calibration_doc --write
 
 screenshots: $(STAMP_DEV) chromium
 	mkdir -p $(SCREENSHOT_DIR)

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from core.memory import kv_cache_bytes, weight_bytes
+from core.arraymath import Quantity
+from core.memory import kv_cache_bytes, weight_bytes, weight_bytes_read
 from core.parallel import Machine
-from core.phases import decode_time_s, mean_decode_bytes, mean_decode_flops
+from core.phases import compute_time_s, decode_time_s, mean_decode_bytes, mean_decode_flops, memory_time_s
 from core.roofline import arithmetic_intensity_flop_per_byte, is_compute_bound
 from core.specs import Model, Precision
 
@@ -64,12 +65,13 @@ def sweep_batch_sizes(
     intensity = arithmetic_intensity_flop_per_byte(flops, bytes_moved)
     kv_bytes = kv_cache_bytes(model, precision, sequence_tokens, batch, machine.gpu_count)
     required = weight_bytes(model, precision) + kv_bytes
+    balance = _balance(model, precision, machine, batch, flops, bytes_moved)
     return BatchSweep(
         batch_size=batch,
         step_time_s=time_s,
         output_tokens_per_s=batch / time_s,
         intensity_flop_per_byte=intensity,
-        compute_bound=is_compute_bound(intensity, machine.balance_flop_per_byte),
+        compute_bound=is_compute_bound(intensity, balance),
         memory_required_bytes=required,
         fits_in_memory=required <= memory_bytes,
         balance_flop_per_byte=machine.balance_flop_per_byte,
@@ -93,7 +95,8 @@ def critical_batch(
     def reaches(batch: int) -> bool:
         flops = mean_decode_flops(model, batch, context_tokens, output_tokens)
         bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens, machine.gpu_count)
-        return bool(flops / bytes_moved >= machine.balance_flop_per_byte * (1 - 1e-12))
+        balance = _balance(model, precision, machine, batch, flops, bytes_moved)
+        return bool(flops / bytes_moved >= balance * (1 - 1e-12))
 
     if not reaches(MAX_SEARCH_BATCH):
         return None
@@ -105,3 +108,22 @@ def critical_batch(
         else:
             low = middle
     return high
+
+
+def _balance(
+    model: Model, precision: Precision, machine: Machine, batch: Quantity, flops: Quantity, bytes_moved: Quantity
+) -> Quantity:
+    """The ridge the decode step is judged against: the group's, or with dequantised weights the step's own.
+
+    A dequantising engine reads the weights and multiplies them at other rates than the KV
+    cache and attention (`phases.step_balance`), so the ridge moves with the batch's mix of
+    weights and KV; the intensity still rises with the batch, so the critical batch is
+    still the first batch past it.
+    """
+    if not machine.dequantised:
+        return machine.balance_flop_per_byte
+    weights = weight_bytes_read(model, precision, batch)
+    weight_flops = 2.0 * model.active_params * batch
+    memory_s = memory_time_s(machine, weights, bytes_moved - weights)
+    compute_s = compute_time_s(machine, weight_flops, flops - weight_flops)
+    return (flops / compute_s) / (bytes_moved / memory_s)

@@ -76,7 +76,7 @@ class _Cycle:
         self.stall_one_s = self.carry_one_s - steps.chunks * steps.decode_s
         self.prefill_slope_s = (steps.prefill_most_s - steps.prefill_one_s) / span
         # What no X changes: the server's path in and the iteration already launched.
-        self.fixed_s = replica.engine.request_overhead_s + self.busy * steps.decode_s
+        self.fixed_s = replica.machine.request_overhead_s + self.busy * steps.decode_s
 
     def tpot_s(self, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """TPOT, and the prompts an iteration carries, at throughput X."""
@@ -156,7 +156,7 @@ def _burst_ttft_s(
         prompt * (chunks - 1) / (2 * chunks),
         np.maximum(per_iteration, 1.0),
     ).time_s
-    return np.asarray(engine.request_overhead_s + first_prefill_s + (running - 1) / 2 * burst / per_iteration)
+    return np.asarray(replica.machine.request_overhead_s + first_prefill_s + (running - 1) / 2 * burst / per_iteration)
 
 
 def closed_loop(

@@ -2,8 +2,8 @@
 
 An engine's costs (`core.engine`) flatten to one `Efficiency` for a given model (its
 per-step cost counts the model's layers). `ideal` is MBU = MFU = 1 with nothing added:
-the lesson's physics. The `typical` engine carries the calibrated defaults, fitted by
-`python -m core calibrate --fit` on `core/data/calibration_train.csv` and judged on
+the lesson's physics. The `typical` engine is the one for an engine not known, fitted by
+`python -m core calibrate --fit` on `core/data/measurements_fit.csv` and judged on
 measurements from other sources (see `core/data/README.md`).
 """
 
@@ -16,17 +16,10 @@ IDEAL = Efficiency(
     label="ideal", mbu=1.0, mfu=1.0, step_overhead_s=0.0, sequence_overhead_s=0.0, allreduce_latency_s=0.0
 )
 
-# The typical engine's efficiency: it has no per-layer cost, so it is the same for every model.
-# Fitted on calibration_train.csv (24 rows, 4 sources); median absolute error 3.3 % on those,
-# 13.5 % on validation (20 rows, 8 other sources), 11.1 % on test (24 rows, 6 more sources).
-CALIBRATED = Efficiency(
-    label=TYPICAL.id,
-    mbu=TYPICAL.mbu,
-    mfu=TYPICAL.mfu,
-    step_overhead_s=TYPICAL.scheduler_overhead_s,
-    sequence_overhead_s=TYPICAL.sequence_overhead_s,
-    allreduce_latency_s=TYPICAL.allreduce_latency_s,
-)
+# The typical engine's costs for a model without layers (the lesson's toy, or no model
+# given): its per-layer and MoE costs count layers, so on a real model `efficiency_base`
+# flattens them for that model. Fitted on measurements_fit.csv; see core/data/README.md.
+CALIBRATED = TYPICAL.efficiency()
 
 # What an efficiency can start from: the lesson's physics or an engine (the link's `engine=`).
 BASES: tuple[str, ...] = (IDEAL.label, *ENGINES)

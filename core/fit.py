@@ -58,7 +58,8 @@ def implied_mbu(result: Estimate, measured_tpot_s: float) -> float | None:
     memory time (zero when every step of the reply is memory-bound) — and divide the bytes
     the mean decode step reads (weights plus the KV caches, averaged over the reply) by
     what is left, as a share of the GPUs' peak bandwidth. A measurement equal to the
-    estimate's TPOT implies exactly the scenario's MBU; a slower one, a lower MBU. None when
+    estimate's TPOT implies exactly the scenario's MBU; a slower one, a lower MBU (weights an
+    engine dequantises count as their bytes ÷ its dequantising share). None when
     the measurement leaves no time for memory at all (it is no slower than the fixed costs
     and the waiting alone). Reference: Databricks/Mosaic, "LLM Inference Performance
     Engineering" (2023): MBU = achieved bandwidth (bytes ÷ time per token) ÷ peak bandwidth.
@@ -73,5 +74,5 @@ def implied_mbu(result: Estimate, measured_tpot_s: float) -> float | None:
     memory_s = measured_tpot_s - step.fixed_time_s - waiting_s
     if memory_s <= 0:
         return None
-    gpu, gpu_count = result.scenario.gpu, result.scenario.workload.gpu_count
-    return step.bytes_moved / memory_s / (gpu.memory_bandwidth_bytes_per_s * gpu_count)
+    # MBU × memory time = the bytes over the peak, dequantised weights counted at 1 / their share.
+    return result.scenario.efficiency.mbu * step.memory_time_s / memory_s

@@ -26,7 +26,7 @@ import numpy as np
 
 from core.arraymath import Quantity, maximum
 from core.memory import kv_cache_bytes, weight_bytes_read
-from core.phases import attention_flops_per_token, decode_flops, tensor_parallel_time_s
+from core.phases import attention_flops_per_token, compute_time_s, fixed_time_s, memory_time_s
 from core.replica import Replica
 
 
@@ -67,25 +67,22 @@ def iteration(
         prefill_sequences = np.greater(p, 0) * 1.0 if isinstance(p, np.ndarray) else float(p > 0)
     # Each prompt attends over its own tokens only: the chunk splits evenly between them.
     per_prompt = p / maximum(prefill_sequences, 1.0)
-    flops = (
-        decode_flops(model, b, decode_context_tokens)
-        + 2.0 * model.active_params * p
-        + p * attention_flops_per_token(model, q + (per_prompt + 1) / 2)
+    weight_flops = 2.0 * model.active_params * (b + p)
+    attention_flops = b * attention_flops_per_token(model, decode_context_tokens + 1) + p * attention_flops_per_token(
+        model, q + (per_prompt + 1) / 2
     )
-    bytes_moved = (
-        weight_bytes_read(model, precision, b + p)
-        + kv_cache_bytes(model, precision, decode_context_tokens, b)
+    weights = weight_bytes_read(model, precision, b + p)
+    kv = (
+        kv_cache_bytes(model, precision, decode_context_tokens, b)
         + kv_cache_bytes(model, precision, q, prefill_sequences)
         + kv_cache_bytes(model, precision, p)
     )
     return Iteration(
-        flops=flops,
-        bytes_moved=bytes_moved,
-        memory_time_s=bytes_moved / machine.bandwidth_bytes_per_s,
-        compute_time_s=flops / machine.compute_flops_per_s,
-        fixed_time_s=machine.step_overhead_s
-        + machine.sequence_overhead_s * (b + prefill_sequences)
-        + tensor_parallel_time_s(model, machine, b + p),
+        flops=weight_flops + attention_flops,
+        bytes_moved=weights + kv,
+        memory_time_s=memory_time_s(machine, weights, kv),
+        compute_time_s=compute_time_s(machine, weight_flops, attention_flops),
+        fixed_time_s=fixed_time_s(model, machine, b + p, b + prefill_sequences),
     )
 
 

@@ -191,7 +191,7 @@ class OpenLoopModel:
         if engine.prefill_batch_wait_iterations:
             window = engine.prefill_batch_wait_iterations
             hold = busy * batch_wait_iterations(window, rates * state.tpot_s) * state.tpot_s
-        fixed = engine.request_overhead_s + busy * state.decode_s / 2 + hold
+        fixed = self.replica.machine.request_overhead_s + busy * state.decode_s / 2 + hold
         wait = state.slot_wait_s + prefill_wait
         waiting = 1 - (1 - state.full) * (1 - np.minimum(state.prefill_load, 1.0))
         prefills = self._prefill_quantiles_s(state, percentiles)

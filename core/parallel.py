@@ -20,7 +20,12 @@ ACTIVATION_BYTES = 2
 
 @dataclass(frozen=True, slots=True)
 class Machine:
-    """Effective bandwidth and compute of the whole tensor-parallel group."""
+    """Effective bandwidth and compute of the whole tensor-parallel group, and the fixed costs.
+
+    Weight reads and weight matmuls run at `weight_bandwidth_bytes_per_s` and
+    `weight_compute_flops_per_s`: the same as the KV cache's and attention's, except when
+    the weights are dequantised (`Precision.dequantises`), whose kernels reach less.
+    """
 
     bandwidth_bytes_per_s: float
     compute_flops_per_s: float
@@ -29,26 +34,42 @@ class Machine:
     step_overhead_s: float
     sequence_overhead_s: float
     allreduce_latency_s: float
+    weight_bandwidth_bytes_per_s: float
+    weight_compute_flops_per_s: float
+    request_overhead_s: float  # once per request, added to its TTFT
+    expert_overhead_s: float  # per expert GEMM a step runs (MoE layers × distinct experts touched)
+    balance_flop_per_byte: float  # compute ÷ bandwidth of the group
+    dequantised: bool  # weights move at their own (dequantising) rates, not the group's
 
-    @property
-    def balance_flop_per_byte(self) -> float:
-        return machine_balance_flop_per_byte(self.compute_flops_per_s, self.bandwidth_bytes_per_s)
 
-
-def effective_machine(gpu: GPU, gpu_count: int, efficiency: Efficiency, math_bits: int) -> Machine:
+def effective_machine(
+    gpu: GPU, gpu_count: int, efficiency: Efficiency, math_bits: int, dequantising: bool = False
+) -> Machine:
     """bandwidth = N × peak bandwidth × MBU; compute = N × dense peak (at math_bits) × MFU.
 
     Assumes weights and KV cache split evenly over the N GPUs, so each reads 1/N of the
-    bytes in parallel. Example: 2 × H100 SXM at MBU 0.8 → 2 × 3.35e12 × 0.8 = 5.36e12 B/s.
+    bytes in parallel. Dequantised weights (`dequantising`) are read at bandwidth ×
+    dequant_bandwidth and multiplied at compute × dequant_compute. Example: 2 × H100 SXM at
+    MBU 0.8 → 2 × 3.35e12 × 0.8 = 5.36e12 B/s; int4 weights with dequant_bandwidth 0.7 →
+    3.75e12 B/s for the weights.
     """
+    bandwidth = gpu_count * gpu.memory_bandwidth_bytes_per_s * efficiency.mbu
+    compute = gpu_count * gpu.peak_flops_per_s(math_bits) * efficiency.mfu
+    dequantised = dequantising and (efficiency.dequant_bandwidth, efficiency.dequant_compute) != (1, 1)
     return Machine(
-        bandwidth_bytes_per_s=gpu_count * gpu.memory_bandwidth_bytes_per_s * efficiency.mbu,
-        compute_flops_per_s=gpu_count * gpu.peak_flops_per_s(math_bits) * efficiency.mfu,
+        bandwidth_bytes_per_s=bandwidth,
+        compute_flops_per_s=compute,
         gpu_count=gpu_count,
         interconnect_bytes_per_s=gpu.interconnect_bytes_per_s,
         step_overhead_s=efficiency.step_overhead_s,
         sequence_overhead_s=efficiency.sequence_overhead_s,
         allreduce_latency_s=efficiency.allreduce_latency_s,
+        weight_bandwidth_bytes_per_s=bandwidth * efficiency.dequant_bandwidth if dequantised else bandwidth,
+        weight_compute_flops_per_s=compute * efficiency.dequant_compute if dequantised else compute,
+        request_overhead_s=efficiency.request_overhead_s,
+        expert_overhead_s=efficiency.expert_overhead_s,
+        balance_flop_per_byte=machine_balance_flop_per_byte(compute, bandwidth),
+        dequantised=dequantised,
     )
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from core.arraymath import Quantity, clip, minimum, sum_capped, sum_of_max_of_lines
 from core.memory import (
+    expected_distinct_experts,
     kv_bytes_per_token_per_layer,
     kv_cache_bytes,
     kv_replication,
@@ -104,6 +105,32 @@ def tensor_parallel_time_s(model: Model, machine: Machine, tokens: Quantity) -> 
     return ALLREDUCES_PER_LAYER * (model.layers or 0) * allreduce_time_s(message_bytes, machine)
 
 
+def memory_time_s(machine: Machine, weight_bytes: Quantity, other_bytes: Quantity) -> Quantity:
+    """Reading the weights at the weights' bandwidth (lower when dequantised) and the rest (KV) at the group's."""
+    if not machine.dequantised:
+        return (weight_bytes + other_bytes) / machine.bandwidth_bytes_per_s
+    return weight_bytes / machine.weight_bandwidth_bytes_per_s + other_bytes / machine.bandwidth_bytes_per_s
+
+
+def compute_time_s(machine: Machine, weight_flops: Quantity, attention_flops: Quantity) -> Quantity:
+    """The weight matmuls at the weights' compute (lower when dequantised) and attention at the group's."""
+    if not machine.dequantised:
+        return (weight_flops + attention_flops) / machine.compute_flops_per_s
+    return weight_flops / machine.weight_compute_flops_per_s + attention_flops / machine.compute_flops_per_s
+
+
+def step_balance(machine: Machine, flops: float, bytes_moved: float, compute_s: float, memory_s: float) -> float:
+    """The balance a step is judged against: the group's compute ÷ bandwidth.
+
+    With dequantised weights the weights' share of the step moves at other rates than the
+    KV cache and attention, so the step's ridge is its own: (FLOPs ÷ compute time) ÷
+    (bytes ÷ memory time), and intensity > balance exactly when its maths outlasts its reading.
+    """
+    if not machine.dequantised:
+        return machine.balance_flop_per_byte
+    return (flops / compute_s) / (bytes_moved / memory_s)
+
+
 def prefill(
     model: Model,
     precision: Precision,
@@ -127,20 +154,38 @@ def prefill(
     new_tokens = max(prompt_tokens - cached_tokens, 1)  # Workload.new_prompt_tokens
     cached = prompt_tokens - new_tokens
     tokens = new_tokens * batch_size
-    flops = 2.0 * model.active_params * tokens + batch_size * prefill_attention_flops(model, cached, prompt_tokens)
+    weight_flops = 2.0 * model.active_params * tokens
+    attention_flops = batch_size * prefill_attention_flops(model, cached, prompt_tokens)
     # Cached prefix read + new tokens written = the prompt's whole cache, once.
-    bytes_moved = float(weight_bytes_read(model, precision, tokens)) + batch_size * float(
-        kv_cache_bytes(model, precision, prompt_tokens, 1, machine.gpu_count)
-    )
+    weights = float(weight_bytes_read(model, precision, tokens))
+    kv = batch_size * float(kv_cache_bytes(model, precision, prompt_tokens, 1, machine.gpu_count))
+    return _step(model, machine, weight_flops, attention_flops, weights, kv, tokens, batch_size)
+
+
+def _step(
+    model: Model,
+    machine: Machine,
+    weight_flops: float,
+    attention_flops: float,
+    weights: float,
+    kv: float,
+    tokens: float,
+    sequences: float,
+) -> Step:
+    """A forward pass from its weight and attention FLOPs and its weight and KV bytes."""
+    flops, bytes_moved = weight_flops + attention_flops, weights + kv
+    if machine.dequantised:
+        memory_s = float(memory_time_s(machine, weights, kv))
+        compute_s = float(compute_time_s(machine, weight_flops, attention_flops))
+    else:
+        memory_s, compute_s = bytes_moved / machine.bandwidth_bytes_per_s, flops / machine.compute_flops_per_s
     return Step(
         flops=flops,
         bytes_moved=bytes_moved,
-        memory_time_s=bytes_moved / machine.bandwidth_bytes_per_s,
-        compute_time_s=flops / machine.compute_flops_per_s,
-        fixed_time_s=machine.step_overhead_s
-        + machine.sequence_overhead_s * batch_size
-        + float(tensor_parallel_time_s(model, machine, tokens)),
-        balance_flop_per_byte=machine.balance_flop_per_byte,
+        memory_time_s=memory_s,
+        compute_time_s=compute_s,
+        fixed_time_s=float(fixed_time_s(model, machine, tokens, sequences)),
+        balance_flop_per_byte=step_balance(machine, flops, bytes_moved, compute_s, memory_s),
     )
 
 
@@ -177,13 +222,35 @@ def mean_decode_bytes(
     return weight_bytes_read(model, precision, batch_size) + batch_size * per_sequence
 
 
+def expert_visits(model: Model, tokens: Quantity) -> Quantity:
+    """Expert GEMMs one step runs: MoE layers × the distinct experts its tokens touch (0 when dense).
+
+    Under tensor parallelism every GPU runs its slice of every touched expert, so the count
+    is the same on each. Example: Qwen3-30B-A3B (48 layers, 8 of 128 experts) at batch 1 →
+    48 × 8 = 384; DeepSeek-V3 (61 layers, 8 of 256) at 32 tokens → 61 × 160.6 = 9,794.
+    """
+    if not model.is_moe:
+        return tokens * 0.0
+    return (model.layers or 0) * expected_distinct_experts(model, tokens)
+
+
+def fixed_time_s(model: Model, machine: Machine, tokens: Quantity, sequences: Quantity) -> Quantity:
+    """What a step pays besides the roofline: per step, per sequence, per expert GEMM, and the all-reduces.
+
+    step overhead (launches, scheduling: an engine's scales with the layers) + sequences ×
+    per-sequence overhead + expert visits × per-expert overhead (a grouped GEMM's fixed cost
+    for each expert it runs, which dominates when each gets a token or two) + tensor-parallel
+    all-reduces of the step's tokens.
+    """
+    cost = machine.step_overhead_s + machine.sequence_overhead_s * sequences
+    if machine.expert_overhead_s and model.is_moe:
+        cost = cost + machine.expert_overhead_s * expert_visits(model, tokens)
+    return cost + tensor_parallel_time_s(model, machine, tokens)
+
+
 def decode_fixed_time_s(model: Model, machine: Machine, batch_size: Quantity) -> Quantity:
-    """Costs every step pays whatever its size: the step, each sequence in it, and the all-reduces."""
-    return (
-        machine.step_overhead_s
-        + machine.sequence_overhead_s * batch_size
-        + tensor_parallel_time_s(model, machine, batch_size)
-    )
+    """Costs every decode step pays whatever its size: `fixed_time_s` of `batch_size` one-token sequences."""
+    return fixed_time_s(model, machine, batch_size, batch_size)
 
 
 def decode_step(
@@ -196,16 +263,11 @@ def decode_step(
     lesson, D3): batch 1 of the toy 7B model reads 14e9 bytes, does 14e9 FLOPs:
     intensity 1 FLOP/byte, 7.000 ms memory-bound against 0.047 ms of maths.
     """
-    flops = float(decode_flops(model, batch_size, context_tokens))
-    bytes_moved = float(decode_bytes(model, precision, batch_size, context_tokens, machine.gpu_count))
-    return Step(
-        flops=flops,
-        bytes_moved=bytes_moved,
-        memory_time_s=bytes_moved / machine.bandwidth_bytes_per_s,
-        compute_time_s=flops / machine.compute_flops_per_s,
-        fixed_time_s=float(decode_fixed_time_s(model, machine, batch_size)),
-        balance_flop_per_byte=machine.balance_flop_per_byte,
-    )
+    weight_flops = 2.0 * model.active_params * batch_size
+    attention_flops = batch_size * float(attention_flops_per_token(model, context_tokens + 1))
+    weights = float(weight_bytes_read(model, precision, batch_size))
+    kv = float(kv_cache_bytes(model, precision, context_tokens, batch_size, machine.gpu_count))
+    return _step(model, machine, weight_flops, attention_flops, weights, kv, batch_size, batch_size)
 
 
 def _line_breaks(model: Model, prompt_tokens: int) -> list[int]:
@@ -249,12 +311,16 @@ def decode_roofline_time_s(
     starts = [0, *_line_breaks(model, prompt_tokens)]
     ends = [*starts[1:], None]
 
+    weights_s = weight_bytes_read(model, precision, batch_size) / machine.weight_bandwidth_bytes_per_s
+    weight_maths_s = 2.0 * model.active_params * batch_size / machine.weight_compute_flops_per_s
+
     def memory_s(j: int) -> Quantity:
-        bytes_moved = decode_bytes(model, precision, batch_size, prompt_tokens + j, machine.gpu_count)
-        return bytes_moved / machine.bandwidth_bytes_per_s
+        kv = kv_cache_bytes(model, precision, prompt_tokens + j, batch_size, machine.gpu_count)
+        return weights_s + kv / machine.bandwidth_bytes_per_s
 
     def compute_s(j: int) -> Quantity:
-        return decode_flops(model, batch_size, prompt_tokens + j) / machine.compute_flops_per_s
+        attention = batch_size * attention_flops_per_token(model, prompt_tokens + j + 1)
+        return weight_maths_s + attention / machine.compute_flops_per_s
 
     for start, end in zip(starts, ends, strict=True):
         mem0, cmp0 = memory_s(start), compute_s(start)

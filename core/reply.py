@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.memory import weight_bytes_read
 from core.parallel import Machine
 from core.phases import (
     Step,
+    compute_time_s,
     decode_fixed_time_s,
     decode_roofline_time_s,
     mean_decode_bytes,
     mean_decode_flops,
+    memory_time_s,
     prefill,
+    step_balance,
 )
 from core.roofline import Bound, arithmetic_intensity_flop_per_byte, bound
 from core.specs import Model, Precision
@@ -73,14 +77,21 @@ def mean_decode_step(
     )
     fixed_s = float(decode_fixed_time_s(model, machine, batch_size))
     roofline_s = float(decode_roofline_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
+    if machine.dequantised:  # the weights' share moves at their own rates
+        weights = float(weight_bytes_read(model, precision, batch_size))
+        weight_flops = 2.0 * model.active_params * batch_size
+        memory_s = float(memory_time_s(machine, weights, bytes_moved - weights))
+        compute_s = float(compute_time_s(machine, weight_flops, flops - weight_flops))
+    else:
+        memory_s, compute_s = bytes_moved / machine.bandwidth_bytes_per_s, flops / machine.compute_flops_per_s
     return MeanDecodeStep(
         flops=flops,
         bytes_moved=bytes_moved,
-        memory_time_s=bytes_moved / machine.bandwidth_bytes_per_s,
-        compute_time_s=flops / machine.compute_flops_per_s,
+        memory_time_s=memory_s,
+        compute_time_s=compute_s,
         fixed_time_s=fixed_s,
         total_time_s=output_tokens * fixed_s + roofline_s,  # exactly decode_time_s
-        balance_flop_per_byte=machine.balance_flop_per_byte,
+        balance_flop_per_byte=step_balance(machine, flops, bytes_moved, compute_s, memory_s),
         context_tokens=prompt_tokens + (output_tokens - 1) / 2,
         steps=output_tokens,
     )
@@ -88,14 +99,15 @@ def mean_decode_step(
 
 @dataclass(frozen=True, slots=True)
 class Latency:
-    """One request end to end: TTFT, then the decode steps."""
+    """One request end to end: TTFT (the server's path, then the prefill), then the decode steps."""
 
-    prefill: Step  # its time is the TTFT
+    prefill: Step
     decode: MeanDecodeStep  # its time is the TPOT
+    request_overhead_s: float = 0.0  # the server's path per request (Efficiency.request_overhead_s)
 
     @property
     def ttft_s(self) -> float:
-        return self.prefill.time_s
+        return self.request_overhead_s + self.prefill.time_s
 
     @property
     def decode_s(self) -> float:
@@ -125,10 +137,13 @@ def latency(
 ) -> Latency:
     """total = TTFT + Σ decode steps; with no KV cache exactly TTFT + M × TPOT.
 
+    TTFT = the server's path per request (0 for an engine run in-process) + the prefill.
+
     Example (the lesson, Part 3): 200-token prompt, 500-token reply on the toy machine →
     9.33 ms + 500 × 7.00 ms = 3,509.33 ms.
     """
     return Latency(
         prefill=prefill(model, precision, machine, prompt_tokens, batch_size, cached_tokens),
         decode=mean_decode_step(model, precision, machine, prompt_tokens, output_tokens, batch_size),
+        request_overhead_s=machine.request_overhead_s,
     )

@@ -50,7 +50,10 @@ class Scenario:
     @property
     def machine(self) -> Machine:
         """The tensor-parallel group this scenario runs on, derated by its efficiency."""
-        return effective_machine(self.gpu, self.workload.gpu_count, self.efficiency, self.precision.math_bits)
+        precision = self.precision
+        return effective_machine(
+            self.gpu, self.workload.gpu_count, self.efficiency, precision.math_bits, precision.dequantises
+        )
 
     @property
     def engine(self) -> EngineProfile:

@@ -311,6 +311,19 @@ class Precision:
             return self.compute_bits
         return 8 if self.weight_bits == 8 else 16
 
+    @property
+    def dequantises(self) -> bool:
+        """True when weights are stored narrower than the maths, so every matmul unpacks them first.
+
+        Weight-only quantisation (int4 AWQ/GPTQ at 4.25-4.5 bits, GGUF, MLX 4-bit, EXL2, or
+        int8 weights multiplied in 16-bit) reads fewer bytes but runs a dequantising kernel,
+        which reaches a smaller share of bandwidth and compute than a plain one (see
+        `Efficiency.dequant_bandwidth`). fp8 weights on 8-bit maths and NVFP4 (4.5 bits with
+        their scales) on 4-bit maths are not dequantised. Example: 4.5-bit weights, maths by
+        default in 16 bits → True; 8-bit weights, maths by default in 8 → False.
+        """
+        return self.weight_bits < self.math_bits
+
 
 @dataclass(frozen=True, slots=True)
 class Efficiency:
@@ -321,9 +334,15 @@ class Efficiency:
     sequence_overhead_s: a cost per sequence per pass (sampling, detokenising, paging
     bookkeeping), which is why real servers fall short of the roofline at large batches;
     allreduce_latency_s: the fixed cost of one all-reduce under tensor
-    parallelism. Ideal is MBU = MFU = 1 with nothing added: the lesson's physics.
-    `label` names the set the numbers started from (ideal, calibrated); numbers that
-    differ from it are edits.
+    parallelism; request_overhead_s: the server's path per request (HTTP, tokenising,
+    scheduling, streaming the first token back), added once to the TTFT;
+    expert_overhead_s: a mixture of experts' fixed cost per expert GEMM (each expert a
+    layer runs per pass);
+    dequant_bandwidth and dequant_compute: the share of MBU and MFU that kernels reach
+    when they dequantise weights stored narrower than the maths (`Precision.dequantises`).
+    Ideal is MBU = MFU = 1 with nothing added and nothing lost: the lesson's physics.
+    `label` names the engine the numbers started from (ideal, typical, vllm, ...); numbers
+    that differ from it are edits.
     """
 
     label: str = "ideal"
@@ -350,6 +369,30 @@ class Efficiency:
         low=0, high=0.1, step=1, flag="--allreduce-us",
         help="Fixed latency of one all-reduce between GPUs, µs (only with more than one GPU).",
     )  # fmt: skip
+    request_overhead_s: float = described(
+        0.0, key="reqoverhead", kind=float, label="Overhead per request (ms)", unit="ms", scale=S_PER_MS, low=0,
+        high=10, step=1, flag="--request-overhead-ms",
+        help="The server's path per request (HTTP, tokenising, scheduling), added once to the TTFT, ms; "
+        "0 for an engine run in-process.",
+    )  # fmt: skip
+    expert_overhead_s: float = described(
+        0.0, key="expertoverhead", kind=float, label="Overhead per expert GEMM (µs)", unit="µs", scale=S_PER_US,
+        low=0, high=0.001, step=0.5, flag="--expert-overhead-us",
+        help="Mixture of experts: a fixed cost for each expert a layer runs per pass (MoE layers × the distinct "
+        "experts the tokens touch), µs.",
+    )  # fmt: skip
+    dequant_bandwidth: float = described(
+        1.0, key="dqbw", kind=float, label="Dequantising bandwidth share", low=0.01, high=1, step=0.01,
+        flag="--dequant-bandwidth",
+        help="Weights stored narrower than the maths (int4, GGUF): the share of the MBU their dequantising "
+        "kernels reach when reading them.",
+    )  # fmt: skip
+    dequant_compute: float = described(
+        1.0, key="dqmfu", kind=float, label="Dequantising compute share", low=0.01, high=1, step=0.01,
+        flag="--dequant-compute",
+        help="Weights stored narrower than the maths: the share of the MFU their matmuls reach, unpacking "
+        "weights as they go (prefill pays it).",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
         check_text("efficiency label", self.label, 40)
@@ -357,13 +400,9 @@ class Efficiency:
 
     @property
     def is_ideal(self) -> bool:
-        return (self.mbu, self.mfu, self.step_overhead_s, self.sequence_overhead_s, self.allreduce_latency_s) == (
-            1,
-            1,
-            0,
-            0,
-            0,
-        )
+        costs = (self.step_overhead_s, self.sequence_overhead_s, self.allreduce_latency_s, self.request_overhead_s)
+        shares = (self.mbu, self.mfu, self.dequant_bandwidth, self.dequant_compute)
+        return costs == (0, 0, 0, 0) and self.expert_overhead_s == 0 and shares == (1, 1, 1, 1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
         # One line, short: argparse repeats what was typed ("unrecognized arguments: 999…"), so
         # long words are cut and the line is capped (a 10,000-character value is not echoed whole).
         words = " ".join(cut(word, 40) for word in message.replace("\n", " ").split(" "))
-        self.exit(2, f"{self.prog}: error: {cut(words, 170)}\n")
+        self.exit(2, cut(f"{self.prog}: error: {words}", 190) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,7 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_parser(sub)
     sub.add_parser("presets", help="list the GPU and model presets")
     calibrate = sub.add_parser("calibrate", help="compare the calibrated model with published measurements")
-    calibrate.add_argument("--fit", action="store_true", help="refit the calibrated defaults on the training set")
+    calibrate.add_argument("--fit", action="store_true", help="refit the engines' costs on the fit set")
+    calibrate.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        choices=("fit", "validation", "test"),
+        help="print only this set (repeatable; default: all three)",
+    )
     calibrate.add_argument(
         "--load", action="store_true", help="the load model against measured servers, per held-out split"
     )
@@ -102,9 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         sys.stdout.write(load_calibration_text(fit=args.fit))
     elif args.command == "calibrate":
-        from core.cli.reports import calibration_text
+        from core.cli.calibration_report import calibration_text
 
-        sys.stdout.write(calibration_text(fit=args.fit))
+        sys.stdout.write(calibration_text(fit=args.fit, sets=tuple(args.sets or ())))
     elif args.command == "prices":
         from core.cli.prices import run_prices
 

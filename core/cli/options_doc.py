@@ -12,7 +12,7 @@ from pathlib import Path
 
 from core.field_lists import list_text
 from core.fields import Input, bound_field, flat_text, inputs
-from core.flat import SECTIONS
+from core.flat import EFFICIENCY_BASES, SECTIONS
 from core.load import Load
 from core.plan_spec import Plan
 from core.validation import shown_number
@@ -37,8 +37,8 @@ _BASES = {
     "billed the provider's way; a price below overrides it",
     "model": "`--model ID`: the preset the model starts from (`python -m core presets`); any number below edits it",
     "gpu": "`--gpu ID`: the preset GPU; `--tflops X` sets both compute peaks at once",
-    "efficiency": "`--engine {auto,ideal,typical,vllm,trtllm,…}` (also `--eff`; `--ideal` for short): the engine "
-    "whose costs the numbers start from, or the lesson's ideal physics",
+    "efficiency": f"`--engine {{{','.join(EFFICIENCY_BASES)}}}` (also `--eff`; `--ideal` for short): the "
+    "engine whose costs the numbers start from, or the lesson's ideal physics",
 }
 
 

@@ -6,6 +6,7 @@ from core.api_prices import snapshot
 from core.billing import catalogue_entry
 from core.checks import context_problems, context_window_tokens
 from core.estimate import Estimate
+from core.ranges import likely_range
 from core.specs import Pricing
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION, S_PER_MS
 
@@ -38,6 +39,15 @@ JSON_KEYS = (
     "prefill_tokens",
     "context_window_tokens",
     "warnings",
+    "ttft_ms_low",
+    "ttft_ms_high",
+    "tpot_ms_low",
+    "tpot_ms_high",
+    "total_ms_low",
+    "total_ms_high",
+    "output_tokens_per_s_low",
+    "output_tokens_per_s_high",
+    "confidence",
 )
 
 
@@ -54,6 +64,7 @@ def price_source(pricing: Pricing) -> str:
 def estimate_json(result: Estimate) -> dict[str, object]:
     memory, hosting = result.memory, result.self_hosting
     efficiency = result.scenario.efficiency
+    likely = likely_range(result)
     values: dict[str, object] = {
         "ttft_ms": result.ttft_s / S_PER_MS,
         "tpot_ms": result.tpot_s / S_PER_MS,
@@ -81,6 +92,16 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         "prefill_tokens": result.scenario.workload.prefill_tokens,
         "context_window_tokens": context_window_tokens(result.scenario),
         "warnings": list(context_problems(result.scenario)),
+        # Where ~80 % of real measurements of this kind of scenario fall (core.ranges).
+        "ttft_ms_low": likely.ttft_low_s / S_PER_MS,
+        "ttft_ms_high": likely.ttft_high_s / S_PER_MS,
+        "tpot_ms_low": likely.tpot_low_s / S_PER_MS,
+        "tpot_ms_high": likely.tpot_high_s / S_PER_MS,
+        "total_ms_low": likely.total_low_s / S_PER_MS,
+        "total_ms_high": likely.total_high_s / S_PER_MS,
+        "output_tokens_per_s_low": likely.output_tokens_per_s_low,
+        "output_tokens_per_s_high": likely.output_tokens_per_s_high,
+        "confidence": likely.confidence,
         # null with a reason when the GPU has no price or the setup cannot run; the break-even
         # is null when one fleet cannot reach it (renting never pays at this batch).
         "self_hosting_problem": result.self_hosting_problem,
@@ -120,11 +141,13 @@ def estimate_text(result: Estimate) -> str:
         *(f"warning: {problem}" for problem in context_problems(s)),
         "",
         f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound "
-        f"(one pass over {w.prefill_tokens:,} tokens: batch {w.batch_size:,} x {w.new_prompt_tokens:,} uncached)",
+        f"(one pass over {w.prefill_tokens:,} tokens: batch {w.batch_size:,} x {w.new_prompt_tokens:,} uncached)"
+        + _server_path(result),
         f"TPOT (mean decode step)   {result.tpot_s / S_PER_MS:10.2f} ms   {result.decode_bound}-bound "
         f"(mean over the {w.output_tokens:,} steps, mean context {result.decode.context_tokens:,.1f} tokens)",
         f"total latency             {result.total_s / S_PER_MS:10.2f} ms   = TTFT + decode steps",
         f"throughput                {result.output_tokens_per_s:10,.0f} output tok/s (whole batch)",
+        _range_line(result),
         f"decode intensity          {result.decode.intensity_flop_per_byte:10.1f} FLOP/byte "
         f"against a balance of {result.machine.balance_flop_per_byte:.0f}",
         f"one output token costs the time of {result.output_token_vs_prompt_token:,.0f} prompt tokens",
@@ -149,6 +172,21 @@ def estimate_text(result: Estimate) -> str:
     ]
     lines.append(_self_hosting_line(result))
     return "\n".join(lines) + "\n"
+
+
+def _server_path(result: Estimate) -> str:
+    request_s = result.latency.request_overhead_s
+    return "" if request_s == 0 else f", {request_s / S_PER_MS:.0f} ms of it the server's path per request"
+
+
+def _range_line(result: Estimate) -> str:
+    likely = likely_range(result)
+    return (
+        f"likely range ({likely.confidence}; ~80% of measured servers, {likely.regime}): "
+        f"TTFT {likely.ttft_low_s / S_PER_MS:,.1f}-{likely.ttft_high_s / S_PER_MS:,.1f} ms, "
+        f"TPOT {likely.tpot_low_s / S_PER_MS:,.2f}-{likely.tpot_high_s / S_PER_MS:,.2f} ms, "
+        f"total {likely.total_low_s / S_PER_MS:,.0f}-{likely.total_high_s / S_PER_MS:,.0f} ms"
+    )
 
 
 def _per_gpu_lines(result: Estimate) -> list[str]:
@@ -192,15 +230,16 @@ def presets_text() -> str:
     SIXTEEN_BIT = Precision(weight_bits=16, kv_bits=16)
 
     lines = ["GPUs (dense peaks; * = compute estimated, not published)", ""]
-    lines.append(f"  {'id':<16}{'name':<34}{'GB/s':>8}{'TF16':>9}{'TF8':>9}{'GB':>7}{'$/h':>8}")
+    lines.append(f"  {'id':<16}{'name':<34}{'GB/s':>8}{'TF16':>9}{'TF8':>9}{'TF4':>9}{'GB':>7}{'$/h':>8}")
     for preset in gpu_presets().values():
         g = preset.gpu
         price = "" if g.price_usd_per_hour is None else f"{g.price_usd_per_hour:.2f}"
         mark = "*" if preset.provenance.estimated else ""
+        four = "-" if g.peak_flops_4bit_per_s is None else f"{g.peak_flops_4bit_per_s / FLOP_PER_TFLOP:,.1f}"
         lines.append(
             f"  {g.id:<16}{g.name[:33]:<34}{g.memory_bandwidth_bytes_per_s / BYTES_PER_GB:>8,.0f}"
             f"{g.peak_flops_16bit_per_s / FLOP_PER_TFLOP:>8,.1f}{mark:1}{g.peak_flops_8bit_per_s / FLOP_PER_TFLOP:>8,.1f}{mark:1}"
-            f"{g.memory_bytes / BYTES_PER_GB:>7,.0f}{price:>8}"
+            f"{four:>9}{g.memory_bytes / BYTES_PER_GB:>7,.0f}{price:>8}"
         )
     lines += ["", "Models (KV = KV-cache bytes per token at 16-bit)", ""]
     lines.append(
@@ -216,52 +255,4 @@ def presets_text() -> str:
             f"  {m.id:<18}{m.name[:25]:<26}{m.total_params / PARAMS_PER_BILLION:>9.2f}"
             f"{m.active_params / PARAMS_PER_BILLION:>9.2f}{m.layers or '-':>7}{shape:>16}{kv_kb:>10.1f}"
         )
-    return "\n".join(lines) + "\n"
-
-
-def calibration_text(fit: bool = False) -> str:
-    from core.calibration import (
-        DATASETS,
-        fit_efficiency,
-        load_measurements,
-        median_absolute_error_pct,
-        percentage_error,
-        predict,
-    )
-    from core.efficiency import CALIBRATED, IDEAL
-
-    lines = [
-        f"calibrated defaults: MBU {CALIBRATED.mbu:.2f}, MFU {CALIBRATED.mfu:.2f}, "
-        f"step overhead {CALIBRATED.step_overhead_s / S_PER_MS:.2f} ms, "
-        f"per-sequence overhead {CALIBRATED.sequence_overhead_s * 1e6:.0f} us, "
-        f"all-reduce {CALIBRATED.allreduce_latency_s * 1e6:.0f} us",
-    ]
-    for filename, title in DATASETS:
-        rows = load_measurements(filename)
-        lines += ["", f"{title}: {len(rows)} measurements", ""]
-        lines.append(f"  {'measurement':<58}{'metric':<21}{'measured':>10}{'estimated':>11}{'error':>8}")
-        for row in rows:
-            estimated = predict(row)
-            lines.append(
-                f"  {row.label[:57]:<58}{row.metric:<21}{row.value:>10,.2f}{estimated:>11,.2f}"
-                f"{percentage_error(estimated, row.value):>+7.1f}%"
-            )
-        lines.append(
-            f"  median absolute error: {median_absolute_error_pct(rows):.1f}% calibrated, "
-            f"{median_absolute_error_pct(rows, IDEAL):.1f}% for a pure roofline (ideal)"
-        )
-    if fit:
-        train = load_measurements("calibration_train.csv")
-        fitted = fit_efficiency(train)
-        held_out = load_measurements("calibration_validation.csv") + load_measurements("calibration_test.csv")
-        lines += [
-            "",
-            f"refit on the training set: MBU {fitted.mbu:.2f}, MFU {fitted.mfu:.2f}, "
-            f"step overhead {fitted.step_overhead_s / S_PER_MS:.2f} ms, "
-            f"per-sequence overhead {fitted.sequence_overhead_s * 1e6:.0f} us, "
-            f"all-reduce {fitted.allreduce_latency_s * 1e6:.0f} us",
-            f"  median absolute error: {median_absolute_error_pct(train, fitted):.1f}% training, "
-            f"{median_absolute_error_pct(held_out, fitted):.1f}% on validation + test",
-            "  (to adopt it, copy these values into core/efficiency.py CALIBRATED)",
-        ]
     return "\n".join(lines) + "\n"

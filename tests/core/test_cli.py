@@ -133,12 +133,13 @@ def test_self_hosting_that_cannot_run_says_so(capsys):
 
 
 def test_break_even_beyond_one_fleet_is_not_a_headline(capsys):
-    # Llama 3.1 8B on one A100 at batch 1: break-even 70,543 replies/day, capacity 14,575.
+    # Llama 3.1 8B on one A100 at batch 1: break-even 70,543 replies/day, capacity 15,952
+    # (derived in test_physics.test_break_even_beyond_capacity_is_no_headline).
     argv = ("estimate", "--model", "llama-3.1-8b", "--gpu", "a100-80gb-sxm")
     _, out, _ = run_cli(capsys, *argv, "--json")
     data = json.loads(out)
     assert data["self_hosting_break_even_replies_per_day"] is None
-    assert data["self_hosting_capacity_replies_per_day"] == pytest.approx(14_575, rel=1e-3)
+    assert data["self_hosting_capacity_replies_per_day"] == pytest.approx(15_952, rel=1e-3)
     _, out, _ = run_cli(capsys, *argv)
     assert "never breaks even with the API" in out and "70,543" not in out
     _, out, _ = run_cli(capsys, *argv, "--batch", "16")

@@ -35,9 +35,10 @@ def test_bad_profiles_name_the_field():
         replace(VLLM, mbu=1.5)
     with pytest.raises(ValueError, match="max_sequences"):
         replace(VLLM, max_sequences=10_000)  # more sequences than the token budget can decode
-    with pytest.raises(ValueError, match="engine must be one of typical, vllm, trtllm"):
-        engine("sglang")
-    assert engine("trtllm") is TRTLLM and set(ENGINES) == {"typical", "vllm", "trtllm"}
+    with pytest.raises(ValueError, match="engine must be one of typical, vllm, trtllm, sglang, llama.cpp, mlx"):
+        engine("deepspeed")
+    assert engine("trtllm") is TRTLLM
+    assert set(ENGINES) == {"typical", "vllm", "trtllm", "sglang", "llama.cpp", "mlx", "hf-transformers"}
 
 
 def test_kv_budget_by_hand():

@@ -415,3 +415,26 @@ def test_unknown_preset_id_names_the_known_ones() -> None:
         presets.gpu("h100")
     with pytest.raises(ValueError, match=r"model 'llama' is not a preset; known: toy-7b, llama-2-7b"):
         presets.model("llama")
+
+
+def test_four_bit_peaks_only_where_a_datasheet_gives_one():
+    # Dense NVFP4/MXFP4: Blackwell (B200 9,000 = 18 PF sparse / 2; B300 13,125 = 105 PF dense / 8)
+    # and CDNA 4 (MI355X 10,066.3 = twice its 5,033.2 FP8). Hopper, Ada, Ampere, CDNA 3, TPU v5e
+    # and Apple have no 4-bit floating-point tensor cores.
+    four_bit = {gid: p.gpu.peak_flops_4bit_per_s for gid, p in presets.gpu_presets().items()}
+    assert {gid: v for gid, v in four_bit.items() if v is not None} == {
+        "b200": 9000e12,
+        "b300": 13125e12,
+        "mi355x": 10066.3e12,
+    }
+    for gid in ("b200", "b300", "mi355x"):
+        gpu = presets.gpu(gid)
+        assert gpu.peak_flops_4bit_per_s > gpu.peak_flops_8bit_per_s > gpu.peak_flops_16bit_per_s
+
+
+def test_every_price_names_its_source_and_date():
+    # One on-demand price per GPU-hour, its list and date in the notes (H200 and B200: Spheron, 2026-03-17).
+    priced = {gid: p for gid, p in presets.gpu_presets().items() if p.gpu.price_usd_per_hour is not None}
+    assert (priced["h200"].gpu.price_usd_per_hour, priced["b200"].gpu.price_usd_per_hour) == (4.54, 6.03)
+    for preset in priced.values():
+        assert "Price:" in preset.provenance.notes and "/h" in preset.provenance.notes

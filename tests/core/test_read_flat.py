@@ -203,10 +203,11 @@ def test_any_link_gives_a_valid_scenario_and_warnings_that_name_the_key(flat: di
     for text in warnings:
         assert isinstance(text, str) and len(text) < 400  # a 10,000-character value is not repeated back
         assert all(c.isprintable() for c in text)
-    # Every value the strict reader rejects on its own is named in a warning (or its whole section is).
+    # Every value the strict reader rejects on its own is named in a warning (or its whole section is),
+    # unless another key made it valid and it was kept as given ({params: 8, active: 8} on the toy).
     joined = " ".join(warnings)
     for key, value in flat.items():
-        if key == "zzz":
+        if key == "zzz" or clean.get(key) == value:
             continue
         try:
             Scenario.from_flat({key: value})

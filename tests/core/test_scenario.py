@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from core import presets
-from core.efficiency import CALIBRATED, IDEAL, default_efficiency
+from core.efficiency import CALIBRATED, IDEAL, default_efficiency, efficiency_base
 from core.engine import VLLM
 from core.fields import flat_text, inputs, si_from_text
 from core.flat import FLAT_KEYS
@@ -73,7 +73,7 @@ def test_preset_scenario_encodes_ids_only() -> None:
     scenario = Scenario(
         model=presets.model("llama-3.1-8b"),
         gpu=presets.gpu("h100-sxm"),
-        efficiency=CALIBRATED,
+        efficiency=efficiency_base("typical", presets.model("llama-3.1-8b")),
         precision=Precision(weight_bits=8, kv_bits=8),
         workload=Workload(1000, 200, 8, 100, 2),
     )
@@ -159,7 +159,9 @@ def test_edited_efficiency_travels_as_its_base_and_the_edits() -> None:
     assert Scenario.from_flat(flat).efficiency == edited
     # Older links said eff=custom with every number: read as edits of the calibrated set.
     old = {"eff": "custom", "mbu": "0.7", "mfu": "0.56", "overhead": "1", "seqoverhead": "14", "allreduce": "24"}
-    assert Scenario.from_flat(old).efficiency == replace(CALIBRATED, mbu=0.7, step_overhead_s=1e-3)
+    assert Scenario.from_flat(old).efficiency == replace(
+        CALIBRATED, mbu=0.7, mfu=0.56, step_overhead_s=1e-3, sequence_overhead_s=14e-6, allreduce_latency_s=24e-6
+    )
 
 
 @pytest.mark.parametrize(
@@ -181,7 +183,10 @@ def test_edited_efficiency_travels_as_its_base_and_the_edits() -> None:
         ),
         pytest.param({"gpu": "h100"}, r"^gpu must be 'custom' or a preset id such as toy-gpu, got 'h100'$", id="gpu"),
         pytest.param(
-            {"engine": "mine"}, r"^engine must be one of auto, ideal, typical, vllm, trtllm, got 'mine'$", id="engine"
+            {"engine": "mine"},
+            r"^engine must be one of auto, ideal, typical, vllm, trtllm, sglang, llama.cpp, mlx, hf-transformers, "
+            r"got 'mine'$",
+            id="engine",
         ),
         pytest.param(
             {"prompt": "10", "cached": "11"},

@@ -101,9 +101,9 @@ CASES = [
 
 @pytest.mark.parametrize(("model_id", "gpu_id", "n", "precision", "prompt", "output"), CASES)
 def test_concurrency_one_is_estimate(model_id, gpu_id, n, precision, prompt, output):
-    # "Agree" means: TPOT and the decode time exactly (one sequence, closed-form mean context);
-    # TTFT exactly plus the engine's per-request path (0 for TYPICAL, which is `estimate`'s
-    # efficiency). Prompts here fit one chunk; see the next test for longer ones.
+    # "Agree" means: TPOT, TTFT (the engine's per-request path included in both) and the decode
+    # time exactly (one sequence, closed-form mean context). Prompts here fit one chunk; see the
+    # next test for longer ones.
     scenario = Scenario(
         model=presets.model(model_id),
         gpu=presets.gpu(gpu_id),
@@ -120,14 +120,15 @@ def test_concurrency_one_is_estimate(model_id, gpu_id, n, precision, prompt, out
     for engine in (VLLM, TRTLLM):
         named = closed_loop(replica(model_id, gpu_id, n, engine, precision), RequestLengths(prompt, output), 1)
         costs = estimate(replace(scenario, efficiency=engine.efficiency(scenario.model)))
-        assert named.ttft_s == pytest.approx(costs.ttft_s + engine.request_overhead_s, rel=1e-12)
+        assert named.ttft_s == pytest.approx(costs.ttft_s, rel=1e-12)
+        assert costs.ttft_s == pytest.approx(costs.prefill.time_s + engine.request_overhead_s, rel=1e-12)
         assert named.tpot_s == pytest.approx(costs.tpot_s, rel=1e-12)
 
 
 def test_a_chunked_prompt_pays_the_fixed_costs_once_per_chunk():
     # Designed difference: 20,000 prompt tokens in vLLM-like 8,192-token chunks → 3 iterations.
     # Each chunk is compute-bound and the chunks' FLOPs add up to the whole prompt's, so TTFT is
-    # `estimate`'s plus 2 more fixed costs: 2 × (2.5 ms per step + 14 µs per sequence).
+    # `estimate`'s plus 2 more fixed costs: 2 × (32 layers × 34 µs + 78 µs per sequence).
     r = replica("llama-3.1-8b", "h100-sxm", 1, TYPICAL, FP16)
     scenario = Scenario(
         model=r.model,
@@ -137,7 +138,7 @@ def test_a_chunked_prompt_pays_the_fixed_costs_once_per_chunk():
         workload=Workload(prompt_tokens=20_000, output_tokens=200),
     )
     point = closed_loop(r, RequestLengths(20_000, 200), 1)
-    assert point.ttft_s - estimate(scenario).ttft_s == pytest.approx(2 * (2.5e-3 + 14e-6), rel=1e-9)
+    assert point.ttft_s - estimate(scenario).ttft_s == pytest.approx(2 * (32 * 34e-6 + 78e-6), rel=1e-9)
 
 
 @pytest.mark.parametrize("engine", [TYPICAL, VLLM, TRTLLM], ids=lambda e: e.id)

@@ -49,7 +49,16 @@ BASE: dict[type, dict[str, Any]] = {
     ),
     Precision: dict(weight_bits=16.0, kv_bits=16.0, compute_bits=8),
     Efficiency: dict(
-        label="custom", mbu=0.8, mfu=0.5, step_overhead_s=1e-3, sequence_overhead_s=1e-5, allreduce_latency_s=2e-5
+        label="custom",
+        mbu=0.8,
+        mfu=0.5,
+        step_overhead_s=1e-3,
+        sequence_overhead_s=1e-5,
+        allreduce_latency_s=2e-5,
+        request_overhead_s=5e-2,
+        expert_overhead_s=2e-6,
+        dequant_bandwidth=0.7,
+        dequant_compute=0.6,
     ),
     Workload: dict(
         prompt_tokens=200, output_tokens=500, batch_size=8, cached_prompt_tokens=100, gpu_count=2, cache_write_tokens=0
@@ -118,6 +127,10 @@ FIELDS = [
     Field(Efficiency, "step_overhead_s", "float", 0, False, 1, ">= 0 and <= 1"),
     Field(Efficiency, "sequence_overhead_s", "float", 0, False, 0.01, ">= 0 and <= 0.01"),
     Field(Efficiency, "allreduce_latency_s", "float", 0, False, 0.1, ">= 0 and <= 0.1"),
+    Field(Efficiency, "request_overhead_s", "float", 0, False, 10, ">= 0 and <= 10"),
+    Field(Efficiency, "expert_overhead_s", "float", 0, False, 0.001, ">= 0 and <= 0.001"),
+    Field(Efficiency, "dequant_bandwidth", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
+    Field(Efficiency, "dequant_compute", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
     Field(Workload, "prompt_tokens", "int", 1, False, 10_000_000, ">= 1 and <= 10,000,000"),
     Field(Workload, "output_tokens", "int", 1, False, 1_000_000, ">= 1 and <= 1,000,000"),
     Field(Workload, "batch_size", "int", 1, False, 1_000_000, ">= 1 and <= 1,000,000"),

@@ -1,0 +1,118 @@
+"""`python -m core calibrate`: every published measurement against the model, per set and slice."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from core.units import S_PER_MS, S_PER_US
+
+if TYPE_CHECKING:  # imported for types only: `python -m core estimate` must not load the data
+    from core.engine import EngineProfile
+    from core.measurements import Measurement
+
+_COSTS = (
+    ("MBU", "mbu", 1, ".2f"),
+    ("MFU", "mfu", 1, ".2f"),
+    ("us/layer", "launch_overhead_per_layer_s", S_PER_US, ".0f"),
+    ("us/seq", "sequence_overhead_s", S_PER_US, ".0f"),
+    ("us/allreduce", "allreduce_latency_s", S_PER_US, ".0f"),
+    ("ms/request", "request_overhead_s", S_PER_MS, ".0f"),
+    ("us/MoE layer", "moe_layer_overhead_s", S_PER_US, ".0f"),
+    ("us/expert", "expert_overhead_s", S_PER_US, ".2f"),
+    ("dequant BW", "dequant_bandwidth", 1, ".2f"),
+    ("dequant MFU", "dequant_compute", 1, ".2f"),
+)
+TITLES = {
+    "fit": "fit set (the engines' costs are fitted on these)",
+    "validation": "validation set (never fitted; used to choose the structure and to size the likely ranges)",
+    "test": "test set (looked at once, after the structure and the costs were frozen)",
+}
+
+
+def costs_table(profiles: Mapping[str, EngineProfile]) -> list[str]:
+    header = f"  {'engine':<16}" + "".join(f"{name:>13}" for name, *_ in _COSTS)
+    lines = [header]
+    for engine_id, profile in profiles.items():
+        cells = "".join(f"{getattr(profile, key) / scale:>13{spec}}" for _, key, scale, spec in _COSTS)
+        lines.append(f"  {engine_id:<16}{cells}")
+    return lines
+
+
+def slices_lines(rows: Sequence[Measurement], errors: Sequence[float]) -> list[str]:
+    from core.calibration import slice_errors
+
+    lines = [f"  {'slice':<8}{'value':<22}{'rows':>6}{'sources':>9}{'median |error|':>16}"]
+    for e in slice_errors(rows, errors):
+        lines.append(f"  {e.slice:<8}{e.value:<22}{e.rows:>6}{e.sources:>9}{e.median_abs_pct:>15.1f}%")
+    return lines
+
+
+def spreads_lines() -> list[str]:
+    from core.ranges import EXTRAPOLATION_WIDENING, SPREADS
+
+    lines = [
+        "Likely ranges (core.ranges): the 10th-90th percentiles of log(measured / estimated) on the validation",
+        f"set, per regime; x{EXTRAPOLATION_WIDENING:g} on each side where the engine has no row in that regime:",
+        f"  {'regime':<11}{'TTFT':>18}{'TPOT':>18}",
+    ]
+    for regime in ("batch 1", "batch > 1", "MoE"):
+        cells = [SPREADS[(regime, quantity)] for quantity in ("ttft", "tpot")]
+        shown = "".join(f"{f'x{math.exp(c.low):.2f} to x{math.exp(c.high):.2f}':>18}" for c in cells)
+        lines.append(f"  {regime:<11}{shown}")
+    return lines
+
+
+def coverage_lines(rows: Sequence[Measurement]) -> list[str]:
+    from core.calibration import coverage
+
+    shares = ", ".join(f"{c.group} {c.inside}/{c.rows} ({c.share:.0%})" for c in coverage(rows))
+    return [f"  measurements inside their likely range: {shares}"]
+
+
+def calibration_text(fit: bool = False, sets: tuple[str, ...] = ()) -> str:
+    """Every row of the named sets (all three by default), the slices, and with `fit` the refit."""
+    from core.calibration import fit_profiles, ideal_profiles, median_absolute_error_pct, percentage_error, predict
+    from core.engine import ENGINES
+    from core.measurements import SETS, load
+
+    lines = [
+        "The model against published measurements (core/data/measurements_*.csv), each row on its engine's",
+        "profile (engines without one run on `typical`). Error = (estimated - measured) / measured.",
+        "",
+        "Engine costs (vLLM and TensorRT-LLM: MBU, MFU, launch, per-sequence, all-reduce and per-request",
+        "costs from the load measurements; everything else fitted on the fit set):",
+        *costs_table(dict(ENGINES)),
+        "",
+        *spreads_lines(),
+    ]
+    for name in sets or SETS:
+        rows = list(load(name))
+        lines += ["", f"{TITLES[name]}: {len(rows)} measurements, {len({m.source_id for m in rows})} sources", ""]
+        lines.append(f"  {'source':<27}{'measurement':<68}{'metric':<20}{'measured':>11}{'estimated':>11}{'error':>8}")
+        errors = []
+        for m in rows:
+            estimated = predict(m)
+            errors.append(percentage_error(estimated, m.value))
+            lines.append(
+                f"  {m.source_id[:26]:<27}{m.label[:67]:<68}{m.metric:<20}{m.value:>11,.2f}{estimated:>11,.2f}"
+                f"{errors[-1]:>+7.1f}%"
+            )
+        lines += ["", *slices_lines(rows, errors), *coverage_lines(rows)]
+        pure = median_absolute_error_pct(rows, ideal_profiles())
+        lines.append(f"  a pure roofline (ideal efficiency, no fixed costs) is off by {pure:.1f}% (median)")
+    if fit:
+        fitted = fit_profiles(list(load("fit")))
+        same = all(fitted[k] == ENGINES[k] for k in ENGINES)
+        lines += [
+            "",
+            "refit on the fit set (from the neutral start in core.calibration.START_COSTS):",
+            *costs_table(fitted),
+            "  identical to the shipped profiles" if same else "  differs: copy these values into core/engine.py",
+        ]
+        for name in ("fit", "validation"):
+            lines.append(
+                f"  {name}: median |error| {median_absolute_error_pct(load(name), fitted):.1f}% with the refit"
+            )
+    return "\n".join(lines) + "\n"

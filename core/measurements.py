@@ -1,0 +1,182 @@
+"""Published measurements: each row of `data/measurements_*.csv` as the scenario that reproduces it.
+
+One schema for every row (`data/README.md` documents each column): the model as a preset
+id or its shape (MoE and latent-attention fields included), the weight format and the
+bits of weights, KV cache and maths, one GPU's datasheet numbers, the GPU count, the
+engine and how it was driven (`harness`: through an API server, or in-process), the
+static batch and lengths, one metric and its value, the publication date and the source.
+
+Three files, split by source (never by row) before any error was computed:
+`measurements_fit.csv` (the engines' costs are fitted on these), `measurements_validation.csv`
+(never fitted; used to choose the model's structure and to size the likely ranges) and
+`measurements_test.csv` (looked at once, at the end). A row's engine selects the profile
+that predicts it (`PROFILE_OF`); engines without a profile of their own run on `typical`.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+
+from core import presets
+from core.efficiency import efficiency_base
+from core.scenario import Scenario
+from core.specs import CUSTOM_ID, GPU, Model, Precision, Workload
+from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
+
+SETS = ("fit", "validation", "test")
+METRICS = ("tpot_ms", "ttft_ms", "output_tokens_per_s", "decode_tokens_per_s")
+# The published engine → the profile that predicts it. Engines not listed run on `typical`
+# (LMDeploy, gpt-fast, torchao, ExLlamaV2, MLC, TinyChat, AutoAWQ, FasterTransformer, TGI).
+PROFILE_OF = {
+    "vllm": "vllm",
+    "trtllm": "trtllm",
+    "sglang": "sglang",
+    "llama.cpp": "llama.cpp",
+    "ollama": "llama.cpp",  # llama.cpp inside
+    "mlx": "mlx",
+    "vllm-mlx": "mlx",  # vLLM's server on MLX's kernels
+    "hf-transformers": "hf-transformers",
+}
+VENDORS = (("MI", "AMD"), ("M", "Apple"))  # GPU-name prefixes; everything else is NVIDIA
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One published measurement and the scenario (on its engine's profile) that reproduces it."""
+
+    label: str
+    scenario: Scenario
+    metric: str
+    value: float
+    source_id: str
+    engine: str  # as published
+    profile: str  # the engine profile that predicts it
+    server: bool  # measured through an API server: the TTFT includes the request's path
+    weight_format: str
+    published: str
+    source: str
+
+    @property
+    def batch(self) -> int:
+        return self.scenario.workload.batch_size
+
+    @property
+    def is_moe(self) -> bool:
+        return self.scenario.model.is_moe
+
+    @property
+    def vendor(self) -> str:
+        name = self.scenario.gpu.name
+        return next((vendor for prefix, vendor in VENDORS if name.startswith(prefix)), "NVIDIA")
+
+    @property
+    def quantised_below_8_bits(self) -> bool:
+        """Weights stored in fewer than 8 bits (int4 AWQ/GPTQ, GGUF Q4, MLX 4-bit, MXFP4, EXL2)."""
+        return self.scenario.precision.weight_bits < 8
+
+
+def _optional_int(text: str) -> int | None:
+    return int(text) if text else None
+
+
+def _model(row: dict[str, str]) -> Model:
+    if row["model_id"]:
+        if any(row[key] for key in ("params_b", "layers", "experts")):
+            raise ValueError(f"{row['model']}: give a preset id or a shape, not both")
+        return presets.model(row["model_id"])
+    return Model(
+        id=CUSTOM_ID,
+        name=row["model"],
+        total_params=round(float(row["params_b"]) * PARAMS_PER_BILLION),
+        active_params=round(float(row["active_params_b"]) * PARAMS_PER_BILLION),
+        layers=int(row["layers"]),
+        hidden=int(row["hidden"]),
+        query_heads=int(row["query_heads"]),
+        kv_heads=int(row["kv_heads"]),
+        head_dim=int(row["head_dim"]),
+        experts=_optional_int(row["experts"]),
+        experts_per_token=_optional_int(row["experts_per_token"]),
+        kv_latent_dim=_optional_int(row["kv_latent_dim"]),
+        kv_latent_rope_dim=_optional_int(row["kv_latent_rope_dim"]),
+    )
+
+
+def _gpu(row: dict[str, str]) -> GPU:
+    def tflops(key: str) -> float:
+        return round(float(row[key]) * FLOP_PER_TFLOP)
+
+    return GPU(
+        id=CUSTOM_ID,
+        name=row["gpu"],
+        memory_bandwidth_bytes_per_s=round(float(row["bandwidth_gb_s"]) * BYTES_PER_GB),
+        peak_flops_16bit_per_s=tflops("tflops_16"),
+        peak_flops_8bit_per_s=tflops("tflops_8"),
+        peak_flops_4bit_per_s=tflops("tflops_4") if row["tflops_4"] else None,
+        memory_bytes=round(float(row["memory_gb"]) * BYTES_PER_GB),
+        interconnect_bytes_per_s=round(float(row["interconnect_gb_s"]) * BYTES_PER_GB),
+    )
+
+
+def measurement(row: dict[str, str]) -> Measurement:
+    """The row as a Measurement; raises ValueError naming the row's problem."""
+    if row["metric"] not in METRICS:
+        raise ValueError(f"unknown metric {row['metric']!r}; known: {', '.join(METRICS)}")
+    if row["harness"] not in ("server", "offline"):
+        raise ValueError(f"harness must be server or offline, got {row['harness']!r}")
+    model = replace(_model(row), name=row["model"][:60])
+    profile = PROFILE_OF.get(row["engine"], "typical")
+    server = row["harness"] == "server"
+    efficiency = efficiency_base(profile, model)
+    if not server:  # run in-process: no request path in front of the engine
+        efficiency = replace(efficiency, request_overhead_s=0.0)
+    scenario = Scenario(
+        model=model,
+        gpu=_gpu(row),
+        precision=Precision(
+            weight_bits=float(row["weight_bits"]),
+            kv_bits=float(row["kv_bits"]),
+            compute_bits=int(row["compute_bits"]),
+        ),
+        efficiency=efficiency,
+        workload=Workload(
+            prompt_tokens=int(row["prompt_tokens"]),
+            output_tokens=int(row["output_tokens"]),
+            batch_size=int(row["batch"]),
+            gpu_count=int(row["n_gpus"]),
+        ),
+    )
+    label = (
+        f"{row['model'][:22]} {row['weight_format']} {row['gpu'][:13]}x{row['n_gpus']} {row['engine'][:9]} "
+        f"B{row['batch']} {row['prompt_tokens']}/{row['output_tokens']}"
+    )
+    return Measurement(
+        label=label,
+        scenario=scenario,
+        metric=row["metric"],
+        value=float(row["value"]),
+        source_id=row["source_id"],
+        engine=row["engine"],
+        profile=profile,
+        server=server,
+        weight_format=row["weight_format"],
+        published=row["published"],
+        source=row["source"],
+    )
+
+
+@cache
+def load(name: str) -> tuple[Measurement, ...]:
+    """Every row of `measurements_<name>.csv` (name: fit, validation or test), loaded once."""
+    if name not in SETS:
+        raise ValueError(f"set must be one of {', '.join(SETS)}, got {name!r}")
+    text = resources.files("core").joinpath("data", f"measurements_{name}.csv").read_text(encoding="utf-8")
+    rows = []
+    for number, row in enumerate(csv.DictReader(text.splitlines()), start=2):
+        try:
+            rows.append(measurement(row))
+        except ValueError as error:
+            raise ValueError(f"measurements_{name}.csv line {number}: {error}") from None
+    return tuple(rows)

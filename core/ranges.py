@@ -1,0 +1,144 @@
+"""An honest range on every figure: where ~80 % of real measurements of a scenario's kind fall.
+
+The estimate is one number; real servers scatter around it. How far they scatter was
+measured on published measurements the model was never fitted on (the validation set,
+`data/measurements_validation.csv`): for each regime — a mixture of experts, else batch 1
+or batch > 1 — and each quantity — the time to first token, or the time per output token
+— the 10th and 90th percentiles of log(measured ÷ estimated) (`SPREADS`). The likely range
+of a figure is its estimate times e^(10th percentile) to e^(90th percentile); each bound is
+kept on its side of the estimate (low ≤ estimate ≤ high).
+
+- TTFT's spread comes from TTFT rows; TPOT's from TPOT rows and from whole-request rows
+  (static-batch throughput, which decode dominates), read as time per output token. A
+  regime with fewer than `MIN_ROWS` rows from `MIN_SOURCES` sources takes the spread of
+  its quantity over every regime.
+- The total is TTFT + the decode steps, each at its own bound (the widest combination);
+  throughput is batch × output tokens over the total's range.
+- `confidence` is "calibrated" when the scenario's engine has fit or validation rows in
+  its regime (`CALIBRATED_CELLS`) and "extrapolated" otherwise (an engine never measured
+  there, the lesson's ideal machine): then the spread is `EXTRAPOLATION_WIDENING` times
+  wider on each side.
+
+`python -m core calibrate` prints the spreads and the ranges' coverage on every set; a test
+recomputes `SPREADS` and `CALIBRATED_CELLS` from the data, so they cannot drift from it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from core.estimate import Estimate
+from core.scenario import Scenario
+
+Confidence = Literal["calibrated", "extrapolated"]
+REGIMES = ("batch 1", "batch > 1", "MoE")
+QUANTITIES = ("ttft", "tpot")
+COVERAGE = 0.8  # the share of measurements a range should hold: the 10th to the 90th percentile
+MIN_ROWS = 8
+MIN_SOURCES = 2
+EXTRAPOLATION_WIDENING = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """The 10th and 90th percentiles of log(measured ÷ estimated), each kept on its side of 0."""
+
+    low: float
+    high: float
+
+
+# Sized on the validation set by `core.calibration.range_spreads` (regime, quantity) → spread.
+SPREADS: dict[tuple[str, str], Spread] = {
+    ("batch 1", "ttft"): Spread(-0.09, 2.38),
+    ("batch 1", "tpot"): Spread(-0.16, 0.77),
+    ("batch > 1", "ttft"): Spread(-0.19, 2.23),
+    ("batch > 1", "tpot"): Spread(-0.15, 0.37),
+    ("MoE", "ttft"): Spread(-0.19, 2.23),
+    ("MoE", "tpot"): Spread(-0.05, 1.09),
+}
+# (engine, regime) with rows in the fit or validation set: `core.calibration.calibrated_cells`.
+CALIBRATED_CELLS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("hf-transformers", "batch 1"),
+        ("llama.cpp", "MoE"),
+        ("llama.cpp", "batch 1"),
+        ("mlx", "batch 1"),
+        ("sglang", "MoE"),
+        ("sglang", "batch 1"),
+        ("trtllm", "MoE"),
+        ("trtllm", "batch 1"),
+        ("trtllm", "batch > 1"),
+        ("typical", "batch 1"),
+        ("typical", "batch > 1"),
+        ("vllm", "MoE"),
+        ("vllm", "batch 1"),
+        ("vllm", "batch > 1"),
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LikelyRange:
+    """Where ~80 % of real measurements of this scenario's kind fall, in SI units."""
+
+    ttft_low_s: float
+    ttft_high_s: float
+    tpot_low_s: float
+    tpot_high_s: float
+    total_low_s: float
+    total_high_s: float
+    output_tokens_per_s_low: float
+    output_tokens_per_s_high: float
+    regime: str
+    confidence: Confidence
+
+
+def regime(scenario: Scenario) -> str:
+    """The kind of scenario a range is sized on: "MoE" for a mixture of experts, else by the batch."""
+    if scenario.model.is_moe:
+        return "MoE"
+    return "batch 1" if scenario.workload.batch_size == 1 else "batch > 1"
+
+
+def confidence(scenario: Scenario) -> Confidence:
+    """ "calibrated" when the scenario's engine was measured in its regime, else "extrapolated"."""
+    known = (scenario.efficiency.label, regime(scenario)) in CALIBRATED_CELLS
+    return "calibrated" if known else "extrapolated"
+
+
+def spread(scenario: Scenario, quantity: str) -> Spread:
+    """The log spread of `quantity` (ttft or tpot) for this scenario, widened when extrapolated."""
+    base = SPREADS[(regime(scenario), quantity)]
+    if confidence(scenario) == "calibrated":
+        return base
+    return Spread(base.low * EXTRAPOLATION_WIDENING, base.high * EXTRAPOLATION_WIDENING)
+
+
+def likely_range(result: Estimate) -> LikelyRange:
+    """The estimate's likely range: each figure × e^(its spread's low) to × e^(its spread's high).
+
+    Example: an estimate of TTFT 100 ms and TPOT 10 ms over 500 tokens (total 5.1 s) at batch
+    1, calibrated: TTFT 91.4 to 1,080 ms, TPOT 8.4 to 21.6 ms, total 0.0914 + 4.22 = 4.31 s
+    to 1.080 + 10.80 = 11.88 s, throughput 500 / 11.88 = 42.1 to 500 / 4.31 = 116 tokens/s.
+    """
+    scenario = result.scenario
+    ttft, tpot = spread(scenario, "ttft"), spread(scenario, "tpot")
+    ttft_low, ttft_high = result.ttft_s * math.exp(ttft.low), result.ttft_s * math.exp(ttft.high)
+    decode_s = result.latency.decode_s
+    total_low = ttft_low + decode_s * math.exp(tpot.low)
+    total_high = ttft_high + decode_s * math.exp(tpot.high)
+    tokens = scenario.workload.batch_size * scenario.workload.output_tokens
+    return LikelyRange(
+        ttft_low_s=ttft_low,
+        ttft_high_s=ttft_high,
+        tpot_low_s=result.tpot_s * math.exp(tpot.low),
+        tpot_high_s=result.tpot_s * math.exp(tpot.high),
+        total_low_s=total_low,
+        total_high_s=total_high,
+        output_tokens_per_s_low=tokens / total_high,
+        output_tokens_per_s_high=tokens / total_low,
+        regime=regime(scenario),
+        confidence=confidence(scenario),
+    )

@@ -1,0 +1,132 @@
+"""The engines' costs on real presets, by hand: per-layer and MoE step costs, expert GEMMs,
+dequantising kernels, the server's path — each golden derived in its comment."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from core import Scenario, estimate, presets
+from core.efficiency import IDEAL, efficiency_base
+from core.engine import ENGINES, LLAMA_CPP, TYPICAL, VLLM
+from core.memory import expected_distinct_experts
+from core.phases import expert_visits, prefill
+from core.specs import Efficiency, Precision, Workload
+
+FP16 = Precision()
+INT4 = Precision(weight_bits=4.5, kv_bits=16)  # int4 with group scales, multiplied in 16-bit
+
+
+def estimate_on(model_id, gpu_id, engine_id, precision=FP16, **workload):
+    model = presets.model(model_id)
+    efficiency = efficiency_base(engine_id, model)
+    return estimate(Scenario(model, presets.gpu(gpu_id), precision, efficiency, Workload(**workload)))
+
+
+@pytest.mark.parametrize(
+    ("model_id", "step_s"),
+    [
+        # typical: 34 µs per layer, 70 µs more per layer of a mixture of experts.
+        ("llama-3.2-1b", 16 * 34e-6),  # 0.544 ms: a small model pays little (it paid 2.5 ms before)
+        ("llama-3.1-8b", 32 * 34e-6),  # 1.088 ms
+        ("llama-3.1-70b", 80 * 34e-6),  # 2.72 ms
+        ("mixtral-8x7b", 32 * (34e-6 + 70e-6)),  # 3.328 ms
+        ("deepseek-v3", 61 * (34e-6 + 70e-6)),  # 6.344 ms (its 3 dense layers counted as MoE)
+        ("toy-7b", 0.0),  # no layers to launch
+    ],
+)
+def test_step_cost_scales_with_what_the_engine_launches(model_id, step_s):
+    assert TYPICAL.step_overhead_s(presets.model(model_id)) == pytest.approx(step_s, rel=1e-12)
+    assert efficiency_base("typical", presets.model(model_id)).step_overhead_s == pytest.approx(step_s, rel=1e-12)
+
+
+def test_a_small_model_decodes_at_its_bytes_plus_a_small_fixed_cost():
+    # Llama 3.2 1B fp16 on one H100, typical, batch 1, a 1-token prompt and reply:
+    # 1.236e9 × 2 B = 2.472 GB (+ 1 token of KV, 32,768 B) / (3.35e12 × 0.82) = 0.8999 ms,
+    # + 16 × 34 µs + 78 µs per sequence = 0.622 ms → TPOT 1.522 ms.
+    result = estimate_on("llama-3.2-1b", "h100-sxm", "typical", prompt_tokens=1, output_tokens=1)
+    assert result.decode.bytes_moved == pytest.approx(2.472e9 + 32_768, rel=1e-12)
+    assert result.decode.memory_time_s == pytest.approx((2.472e9 + 32_768) / (3.35e12 * 0.82), rel=1e-12)
+    assert result.decode.fixed_time_s == pytest.approx(16 * 34e-6 + 78e-6, rel=1e-12)
+    assert result.tpot_s == pytest.approx(1.5219e-3, rel=1e-4)
+
+
+def test_expert_visits_count_the_distinct_experts_each_moe_layer_runs():
+    # Mixtral 8x7B (32 layers, top-2 of 8): one token runs 2 experts per layer → 64 GEMMs;
+    # 8 tokens touch 8 × (1 - 0.75^8) = 7.199 experts per layer → 230.37.
+    mixtral = presets.model("mixtral-8x7b")
+    assert expert_visits(mixtral, 1) == pytest.approx(64)
+    assert expected_distinct_experts(mixtral, 8) == pytest.approx(8 * (1 - 0.75**8))
+    assert expert_visits(mixtral, 8) == pytest.approx(32 * 8 * (1 - 0.75**8))
+    # DeepSeek-V3 (61 layers, top-8 of 256): 488 at batch 1. Dense models run none.
+    assert expert_visits(presets.model("deepseek-v3"), 1) == pytest.approx(488)
+    assert expert_visits(presets.model("llama-3.1-70b"), 64) == 0
+
+
+def test_mixtral_decode_step_on_vllm_by_hand():
+    # Mixtral 8x7B fp16 on 2 × H100 under vLLM, batch 1: fixed costs per step =
+    #   32 layers × (25 µs launch + 70 µs MoE)       = 3.040 ms
+    #   + 59 µs per sequence                          = 0.059 ms
+    #   + 64 expert GEMMs × 0.5 µs                    = 0.032 ms
+    #   + 2 × 32 all-reduces × (19 µs + 2 × ½ × 4,096 × 2 B / 450e9) = 1.2172 ms
+    #   = 4.3482 ms, beside 25.76 GB of active weights / (2 × 3.35e12 × 0.73) = 5.27 ms of reading.
+    result = estimate_on("mixtral-8x7b", "h100-sxm", "vllm", prompt_tokens=1, output_tokens=1, gpu_count=2)
+    allreduces = 2 * 32 * (19e-6 + 2 * 0.5 * 4096 * 2 / 450e9)
+    assert result.decode.fixed_time_s == pytest.approx(32 * 95e-6 + 59e-6 + 64 * 0.5e-6 + allreduces, rel=1e-12)
+    assert result.decode.memory_time_s == pytest.approx(5.2668e-3, rel=1e-4)
+
+
+def test_dequantising_kernels_read_weights_at_their_share_of_the_bandwidth():
+    # Llama 3.1 8B in int4 (4.5 bits) on one H100 under vLLM, a 1-token prompt and reply:
+    # weights 8.03e9 × 4.5 / 8 = 4.5169 GB at 3.35e12 × 0.73 × 0.76 (its dequantising share)
+    # = 2.4303 ms; the 131,072 B of KV at the full 3.35e12 × 0.73 = 0.0536 µs.
+    result = estimate_on("llama-3.1-8b", "h100-sxm", "vllm", INT4, prompt_tokens=1, output_tokens=1)
+    weights = 8.03e9 * 4.5 / 8
+    expected = weights / (3.35e12 * 0.73 * 0.76) + 131_072 / (3.35e12 * 0.73)
+    assert result.decode.memory_time_s == pytest.approx(expected, rel=1e-12)
+    # fp16 weights are not dequantised: the plain share.
+    plain = estimate_on("llama-3.1-8b", "h100-sxm", "vllm", prompt_tokens=1, output_tokens=1)
+    assert plain.decode.memory_time_s == pytest.approx((16.06e9 + 131_072) / (3.35e12 * 0.73), rel=1e-12)
+    # ExLlama/MLC-class kernels (the typical engine) read int4 at their full MBU.
+    typical = estimate_on("llama-3.1-8b", "h100-sxm", "typical", INT4, prompt_tokens=1, output_tokens=1)
+    assert typical.decode.memory_time_s == pytest.approx((weights + 131_072) / (3.35e12 * 0.82), rel=1e-12)
+
+
+def test_dequantising_prefill_pays_on_the_weight_matmuls_not_on_attention():
+    # Llama 3.1 8B int4 on an RTX 4090, 2,048-token prompt, an engine whose dequantising
+    # matmuls reach half its MFU: weight FLOPs 2 × 8.03e9 × 2048 = 32.891 TFLOP at
+    # 165.2e12 × 0.5 × 0.5; attention 4 × 32 × 128 × 32 × Σ1..2048 (2,098,176) = 1.1001 TFLOP
+    # at 165.2e12 × 0.5.
+    model = presets.model("llama-3.1-8b")
+    efficiency = Efficiency(label="custom", mfu=0.5, dequant_compute=0.5)
+    scenario = Scenario(model, presets.gpu("rtx-4090"), INT4, efficiency, Workload(prompt_tokens=2048))
+    step = prefill(model, INT4, scenario.machine, 2048)
+    weight_flops, attention_flops = 2 * 8.03e9 * 2048, 4 * 32 * 128 * 32 * 2_098_176
+    assert step.flops == pytest.approx(weight_flops + attention_flops, rel=1e-12)
+    expected = weight_flops / (165.2e12 * 0.25) + attention_flops / (165.2e12 * 0.5)
+    assert step.compute_time_s == pytest.approx(expected, rel=1e-12)
+    # The same engine on fp16 weights multiplies at its full MFU.
+    plain = prefill(model, FP16, replace(scenario, precision=FP16).machine, 2048)
+    assert plain.compute_time_s == pytest.approx((weight_flops + attention_flops) / (165.2e12 * 0.5), rel=1e-12)
+
+
+def test_a_server_adds_its_path_to_the_ttft_once():
+    # vLLM's path per request, 62 ms, is in its TTFT; the decode steps do not pay it.
+    served = estimate_on("llama-3.1-70b", "h100-sxm", "vllm", Precision(8, 8), prompt_tokens=1000, gpu_count=2)
+    assert served.ttft_s == pytest.approx(served.prefill.time_s + 0.062, rel=1e-12)
+    assert served.total_s == pytest.approx(served.ttft_s + served.latency.decode_s, rel=1e-12)
+    # The typical engine (and the lesson's ideal machine) run in-process: nothing added.
+    plain = estimate_on("llama-3.1-70b", "h100-sxm", "typical", Precision(8, 8), prompt_tokens=1000, gpu_count=2)
+    assert plain.ttft_s == plain.prefill.time_s
+    assert IDEAL.request_overhead_s == 0 and IDEAL.is_ideal
+
+
+def test_every_engine_is_an_efficiency_base_and_a_link():
+    model = presets.model("llama-3.1-8b")
+    for engine_id, profile in ENGINES.items():
+        scenario = Scenario.from_flat({"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": engine_id})
+        assert scenario.efficiency == profile.efficiency(model)
+        assert Scenario.from_flat(scenario.to_flat()) == scenario
+    assert LLAMA_CPP.efficiency(model).step_overhead_s == pytest.approx(32 * 92e-6, rel=1e-12)
+    assert VLLM.efficiency(model).dequant_bandwidth == 0.76

@@ -1,0 +1,117 @@
+"""The likely range on every figure: by hand on real presets, the data behind it, and its properties."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core import Scenario, estimate, presets
+from core.calibration import calibrated_cells, range_spreads
+from core.efficiency import IDEAL, efficiency_base
+from core.estimate import Estimate
+from core.measurements import load
+from core.ranges import CALIBRATED_CELLS, EXTRAPOLATION_WIDENING, SPREADS, likely_range, regime
+from core.specs import Precision, Workload
+from tests.core.test_properties import scenarios
+
+
+def estimate_on(model_id: str, engine_id: str, batch: int = 1) -> Estimate:
+    model = presets.model(model_id)
+    workload = Workload(prompt_tokens=1000, output_tokens=500, batch_size=batch)
+    return estimate(Scenario(model, presets.gpu("h100-sxm"), Precision(), efficiency_base(engine_id, model), workload))
+
+
+def test_a_calibrated_range_by_hand():
+    # Llama 3.1 8B on an H100 under vLLM, batch 1: vLLM was measured at batch 1, so the range is
+    # calibrated and uses the batch-1 spreads: TTFT × e^-0.09 to × e^2.38, TPOT × e^-0.16 to
+    # × e^0.77; the total is each part at its own bound; throughput is 500 tokens over the total's.
+    result = estimate_on("llama-3.1-8b", "vllm")
+    likely = likely_range(result)
+    assert (likely.regime, likely.confidence) == ("batch 1", "calibrated")
+    ttft, tpot = SPREADS[("batch 1", "ttft")], SPREADS[("batch 1", "tpot")]
+    assert (ttft.low, ttft.high, tpot.low, tpot.high) == (-0.09, 2.38, -0.16, 0.77)
+    assert likely.ttft_low_s == pytest.approx(result.ttft_s * math.exp(-0.09), rel=1e-12)
+    assert likely.ttft_high_s == pytest.approx(result.ttft_s * math.exp(2.38), rel=1e-12)
+    assert likely.tpot_low_s == pytest.approx(result.tpot_s * math.exp(-0.16), rel=1e-12)
+    assert likely.tpot_high_s == pytest.approx(result.tpot_s * math.exp(0.77), rel=1e-12)
+    decode = result.latency.decode_s
+    assert likely.total_low_s == pytest.approx(likely.ttft_low_s + decode * math.exp(-0.16), rel=1e-12)
+    assert likely.total_high_s == pytest.approx(likely.ttft_high_s + decode * math.exp(0.77), rel=1e-12)
+    assert likely.output_tokens_per_s_low == pytest.approx(500 / likely.total_high_s, rel=1e-12)
+    assert likely.output_tokens_per_s_high == pytest.approx(500 / likely.total_low_s, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "engine_id", "batch", "expected_regime", "expected_confidence"),
+    [
+        ("llama-3.1-70b", "vllm", 32, "batch > 1", "calibrated"),
+        ("mixtral-8x7b", "vllm", 1, "MoE", "calibrated"),  # vLLM MoE rows: DBRX, Mixtral 8x22B, ...
+        ("deepseek-v3", "sglang", 8, "MoE", "calibrated"),  # SGLang's DeepSeek-R1 and gpt-oss rows
+        ("mixtral-8x7b", "typical", 1, "MoE", "extrapolated"),  # no MoE row of an unknown engine
+        ("qwen3-30b-a3b", "mlx", 1, "MoE", "extrapolated"),  # MLX's MoE rows are in the test set only
+        ("llama-3.1-8b", "llama.cpp", 16, "batch > 1", "extrapolated"),  # llama.cpp measured at batch 1 only
+        ("llama-3.1-8b", "ideal", 1, "batch 1", "extrapolated"),  # the lesson's machine is no engine
+    ],
+)
+def test_confidence_follows_the_data(model_id, engine_id, batch, expected_regime, expected_confidence):
+    likely = likely_range(estimate_on(model_id, engine_id, batch))
+    assert (likely.regime, likely.confidence) == (expected_regime, expected_confidence)
+
+
+def test_an_extrapolated_range_is_the_regimes_spread_widened():
+    # Mixtral on the typical engine: the MoE spreads × 1.5 on each side.
+    result = estimate_on("mixtral-8x7b", "typical")
+    likely = likely_range(result)
+    tpot = SPREADS[("MoE", "tpot")]
+    assert likely.tpot_high_s == pytest.approx(result.tpot_s * math.exp(tpot.high * EXTRAPOLATION_WIDENING))
+    assert likely.tpot_low_s == pytest.approx(result.tpot_s * math.exp(tpot.low * EXTRAPOLATION_WIDENING))
+
+
+def test_the_spreads_and_cells_are_what_the_data_give():
+    # Sized on the validation set only (held out from every fit); the cells on fit + validation.
+    assert range_spreads(load("validation")) == SPREADS
+    assert calibrated_cells(load("fit") + load("validation")) == CALIBRATED_CELLS
+    assert all(s.low <= 0 <= s.high for s in SPREADS.values())
+
+
+def test_moe_is_calibrated_only_where_an_engine_has_moe_rows():
+    moe_engines = {engine for engine, cell in CALIBRATED_CELLS if cell == "MoE"}
+    assert moe_engines == {"llama.cpp", "sglang", "trtllm", "vllm"}
+    rows = [m for m in load("fit") + load("validation") if m.is_moe]
+    assert {m.profile for m in rows} == moe_engines
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenarios)
+def test_low_is_at_most_the_estimate_which_is_at_most_high(scenario: Scenario):
+    result = estimate(scenario)
+    likely = likely_range(result)
+    assert likely.ttft_low_s <= result.ttft_s <= likely.ttft_high_s
+    assert likely.tpot_low_s <= result.tpot_s <= likely.tpot_high_s
+    assert likely.total_low_s <= result.total_s * (1 + 1e-12) and result.total_s <= likely.total_high_s * (1 + 1e-12)
+    per_s = result.output_tokens_per_s
+    assert likely.output_tokens_per_s_low <= per_s * (1 + 1e-12)
+    assert per_s <= likely.output_tokens_per_s_high * (1 + 1e-12)
+    assert likely.regime == regime(scenario) and likely.confidence in ("calibrated", "extrapolated")
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenarios, st.sampled_from(["ideal", "custom-engine"]))
+def test_an_extrapolated_range_is_never_narrower(scenario: Scenario, unknown: str):
+    # The same numbers under a label no data stands behind: the range can only widen.
+    known = replace(scenario, efficiency=replace(scenario.efficiency, label="vllm"))
+    unmeasured = replace(scenario, efficiency=replace(scenario.efficiency, label=unknown))
+    calibrated, extrapolated = likely_range(estimate(known)), likely_range(estimate(unmeasured))
+    assert extrapolated.confidence == "extrapolated"
+    for low, high in (("ttft_low_s", "ttft_high_s"), ("tpot_low_s", "tpot_high_s"), ("total_low_s", "total_high_s")):
+        assert getattr(extrapolated, low) <= getattr(calibrated, low) * (1 + 1e-12)
+        assert getattr(extrapolated, high) >= getattr(calibrated, high) * (1 - 1e-12)
+
+
+def test_the_lesson_gets_a_range_too():
+    likely = likely_range(estimate(Scenario.lesson()))
+    assert likely.confidence == "extrapolated" and Scenario.lesson().efficiency == IDEAL
