@@ -15,6 +15,7 @@ PAGES = {
     "latency": st.Page("app/app_pages/latency.py", title="Latency line", icon=":material/show_chart:"),
     "roofline": st.Page("app/app_pages/roofline.py", title="Roofline & batching", icon=":material/stacked_line_chart:"),
     "bill": st.Page("app/app_pages/bill.py", title="Monthly bill", icon=":material/payments:"),
+    "plan": st.Page("app/app_pages/plan.py", title="Capacity plan", icon=":material/dns:"),
     "lesson": st.Page("app/app_pages/lesson.py", title="The lesson", icon=":material/school:"),
 }
 

@@ -18,7 +18,9 @@ from app import formatting as fmt
 from app import theme
 from app.figures import Trace, axis, figure
 from core.billing import monthly_cost_usd, reply_cost
+from core.crossings import Bill, Cheapest, cheapest_ranges
 from core.estimate import Estimate
+from core.plan import CapacityPlan, monthly_usd_at
 from core.scenario import Scenario
 
 POINTS = 121
@@ -109,47 +111,61 @@ def replies_axis(replies_per_day: float) -> np.ndarray:
     return np.geomspace(max(centre / 1000, 0.1), centre * 1000, POINTS)
 
 
-def self_hosted_monthly_usd(est: Estimate, replies_per_day: np.ndarray) -> np.ndarray | None:
-    """Always-on fleets, as many as the traffic needs: ⌈replies ÷ one fleet's capacity⌉ × fleet $/month.
+def api_bill(est: Estimate) -> Bill:
+    """The API's monthly bill at any traffic: a straight line through zero."""
+    pricing = est.scenario.pricing
+    return lambda replies: monthly_cost_usd(est.cost_per_reply_usd, replies, pricing.days_per_month)
 
-    Assumes each fleet runs at the scenario's batch size around the clock; None without a GPU price.
+
+def fleet_bill(result: CapacityPlan) -> Bill:
+    """The plan's cheapest fleet meeting its targets at any traffic (autoscaled): `core.plan.monthly_usd_at`."""
+    return lambda replies: monthly_usd_at(result, replies)
+
+
+def cheapest(est: Estimate, result: CapacityPlan | None) -> list[Cheapest]:
+    """Over the chart's traffic, which is cheaper where: the API, or renting the plan's fleet."""
+    bills = {"API": api_bill(est)} | ({} if result is None or result.best is None else {"fleet": fleet_bill(result)})
+    r = replies_axis(est.scenario.pricing.replies_per_day)
+    return cheapest_ranges(bills, float(r[0]), float(r[-1]))
+
+
+def bill_vs_replies_per_day(est: Estimate, result: CapacityPlan | None = None) -> go.Figure:
+    """The API bill (a straight line: linear in traffic) against the plan's cheapest fleet, log–log.
+
+    The fleet is a staircase (whole replicas, autoscaled over the day); where it is the
+    cheaper of the two, the traffic range is shaded.
     """
-    hosting = est.self_hosting
-    if hosting is None:
-        return None
-    fleets = np.maximum(1, np.ceil(replies_per_day / hosting.capacity_replies_per_day))
-    return fleets * hosting.fleet_usd_per_hour * 24 * est.scenario.pricing.days_per_month
-
-
-def bill_vs_replies_per_day(est: Estimate) -> go.Figure:
-    """The API bill (a straight line: linear in traffic) against renting GPUs, log–log."""
     pricing = est.scenario.pricing
     r = replies_axis(pricing.replies_per_day)
     traces = [
         {
             "type": "scatter",
             "x": r,
-            "y": monthly_cost_usd(est.cost_per_reply_usd, r, pricing.days_per_month),
+            "y": api_bill(est)(r),
             "name": "API bill",
             "mode": "lines",
             "line": {"color": theme.OUTPUT_COST, "width": 3},
             "hovertemplate": "API: $%{y:,.2f} a month<extra></extra>",
         }
     ]
-    hosted = self_hosted_monthly_usd(est, r)
-    if hosted is not None:
+    marks: list[dict] = []
+    if result is not None and result.best is not None:
         traces.append(
             {
                 "type": "scatter",
                 "x": r,
-                "y": hosted,
-                "name": "renting the GPUs (always on)",
+                "y": fleet_bill(result)(r),
+                "name": "renting the plan's cheapest fleet (autoscaled)",
                 "mode": "lines",
                 "line": {"color": theme.CEILING, "width": 2, "shape": "hv"},
                 "hovertemplate": "self-hosted: $%{y:,.2f} a month<extra></extra>",
             }
         )
-    marks = []
+        for part in cheapest(est, result):
+            if part.option == "fleet":
+                marks.append({"type": "rect", "xref": "x", "yref": "paper", "x0": part.from_replies_per_day,
+                              "x1": part.to_replies_per_day, "y0": 0, "y1": 1, "fillcolor": theme.CEILING,
+                              "opacity": 0.12, "line": {"width": 0}, "layer": "below"})  # fmt: skip
     if pricing.replies_per_day > 0:
         traces.append(
             {

@@ -20,8 +20,11 @@ import streamlit as st
 from app.measurements import Measurements, read_measurements
 from core.batching import BatchSweep
 from core.estimate import Estimate, estimate
+from core.lengths import RequestLengths
 from core.lesson import Drills, LabRun, drills, lab_run, simulate_measurements
 from core.phases import decode_step, decode_time_s
+from core.plan import CapacityPlan, plan
+from core.plan_spec import Plan
 from core.scenario import Scenario
 
 
@@ -33,6 +36,7 @@ def _hash_scenario(scenario: Scenario) -> str:
 _HASH: dict[str | type[Any], Callable[[Any], Any]] = {
     Scenario: _hash_scenario,
     Estimate: lambda est: _hash_scenario(est.scenario),
+    CapacityPlan: lambda result: f"{result.scenario!r}|{result.spec!r}|{result.lengths!r}",
     FunctionType: lambda build: f"{build.__module__}.{build.__qualname__}",  # shared_figure's builder
 }
 
@@ -112,6 +116,16 @@ def cached_simulation(ttft_s: float, tpot_s: float, output_tokens: tuple[int, ..
     lengths and the seed alone does not pay for it again.
     """
     return tuple(simulate_measurements(ttft_s, tpot_s, output_tokens, seed))
+
+
+@st.cache_resource(max_entries=32, hash_funcs=_HASH)
+def cached_plan(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> CapacityPlan:
+    """The deployment search (~0.25 s over every priced GPU): once per scenario, targets and lengths.
+
+    A resource cache: a plan holds every candidate's frontier, and a data cache would
+    unpickle all of it on each rerun; the result is frozen, so one copy serves everyone.
+    """
+    return plan(scenario, spec, lengths)
 
 
 @st.cache_data(max_entries=256)

@@ -99,9 +99,11 @@ def choice(described: Input, auto: str | None = None, **layout: Any) -> Any:
     The link carries the option's own text ("8"), so options are the values, not labels.
     """
     options = ([AUTO] if auto is not None else []) + list(described.choices)
+    default = AUTO if described.default is None else str(described.default)
     return st.selectbox(
         described.label,
         options,
+        index=options.index(default) if default in options else 0,
         key=described.key,
         help=f"{described.help}" + (f"\n\n{AUTO}: {auto.removeprefix('auto: ')}" if auto else ""),
         bind="query-params",
@@ -116,8 +118,28 @@ def toggle(described: Input, **layout: Any) -> bool:
     )  # fmt: skip
 
 
+def multi(described: Input, **layout: Any) -> list[str]:
+    """A list input: a multiselect over its allowed items, bound to `?key=` (one parameter per item).
+
+    The link repeats the key (`?tp=1&tp=2`); core's flat form joins them (`tp=1,2`): `app.link`
+    reads both. An empty optional list is its own meaning (`cands`: every priced GPU).
+    """
+    return st.multiselect(
+        described.label,
+        list(described.allowed()),
+        default=[str(item) for item in described.default],
+        key=described.key,
+        help=described.help,
+        placeholder="all" if described.optional else "choose at least one",
+        bind="query-params",
+        **layout,
+    )
+
+
 def draw(described: Input, **layout: Any) -> Any:
     """A page input, by kind."""
+    if described.is_list:
+        return multi(described, **layout)
     if described.kind is bool:
         return toggle(described, **layout)
     if described.choices:

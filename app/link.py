@@ -20,13 +20,14 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from app.page_inputs import BY_KEY
+from app.page_inputs import BY_KEY, si_of, text_of
 from app.safe import plain
-from core.fields import flat_text
 from core.flat import SKIP, flat_of_json, lenient_value, read_flat
 from core.scenario import Scenario
+from core.spec_flat import MAX_LIST_CHARS
 
 MAX_JSON_BYTES = 64 * 1024
+LIST_KEYS = {key for key, described in BY_KEY.items() if described.is_list}
 _READ = "app_link_read"
 _NOTICES = "app_link_notices"  # (warnings, the scenario they describe)
 
@@ -37,10 +38,24 @@ def read_page_inputs(raw: Mapping[str, str], warnings: list[str]) -> dict[str, s
     for key, described in BY_KEY.items():
         if key not in raw:
             continue
-        value = lenient_value(described, str(raw[key])[:64], warnings)
+        text = str(raw[key])[: MAX_LIST_CHARS if described.is_list else 64]
+        value = lenient_value(described, text, warnings)
         if value is not SKIP and value != described.default and value is not None:
-            clean[key] = flat_text(described, value)
+            clean[key] = text_of(described, value)
     return clean
+
+
+def _query() -> dict[str, str]:
+    """The address bar's query as flat text: a list input's repeated key (`tp=1&tp=2`) joined (`tp=1,2`)."""
+    raw = st.query_params.to_dict()
+    for key in LIST_KEYS & raw.keys():
+        raw[key] = ",".join(st.query_params.get_all(key))
+    return raw
+
+
+def _bar(flat: Mapping[str, str]) -> dict[str, str | list[str]]:
+    """Flat text as the address bar holds it: a list input as one parameter per item (what bind reads)."""
+    return {key: text.split(",") if key in LIST_KEYS else text for key, text in flat.items()}
 
 
 def clean_link(raw: Mapping[str, str]) -> tuple[dict[str, str], Scenario, list[str]]:
@@ -55,11 +70,12 @@ def read_once() -> None:
     if st.session_state.get(_READ):
         return
     st.session_state[_READ] = True
-    raw = st.query_params.to_dict()
-    clean, scenario, warnings = clean_link(raw)
+    clean, scenario, warnings = clean_link(_query())
     st.session_state[_NOTICES] = (tuple(warnings), scenario)
-    if clean != raw:
-        st.query_params.from_dict(clean)
+    bar = {key: st.query_params.get_all(key) if key in LIST_KEYS else value
+           for key, value in st.query_params.to_dict().items()}  # fmt: skip
+    if _bar(clean) != bar:  # a list given comma-separated (core's form) is rewritten one item per parameter too
+        st.query_params.from_dict(_bar(clean))
         st.rerun()  # no widget has bound yet: the next run seeds them all from the cleaned query
 
 
@@ -95,11 +111,12 @@ def parse_json(data: bytes) -> tuple[dict[str, str] | None, Scenario | None, lis
 def share_query(scenario: Scenario, page_values: Mapping[str, object]) -> str:
     """`?model=…&out=1000`: the scenario's short form and every page input that is not its default."""
     query = scenario.to_flat(minimal=True)
-    for key, value in page_values.items():
+    for key, held in page_values.items():
         described = BY_KEY[key]
+        value = si_of(described, held)  # the widget holds shown units, option text, a list of item text
         if value is not None and value != described.default:
-            query[key] = flat_text(described, value)  # type: ignore[arg-type]
-    return "?" + urlencode(query) if query else ""
+            query[key] = text_of(described, value)
+    return "?" + urlencode(_bar(query), doseq=True) if query else ""
 
 
 def share_box(scenario: Scenario, page_path: str) -> None:

@@ -12,8 +12,11 @@ from typing import Any
 
 import streamlit as st
 
-from core.fields import Input
+from core.field_lists import list_text
+from core.fields import Input, flat_text, inputs, si_value
 from core.lesson import JITTER, SEED
+from core.load import Load
+from core.plan_spec import Plan
 
 # The Latency line page's simulations: which of the lab's reply lengths it draws.
 SIMULATIONS = {"part1": "Part 1's seven replies (1 to 800 tokens)", "part3": "Part 3's short and long reply"}
@@ -102,10 +105,45 @@ PAGE_INPUTS: dict[str, tuple[Input, ...]] = {
         ),
     ),  # fmt: skip
 }
+# The Capacity plan's inputs are core's own descriptions (the CLI's `plan` options), not copies.
+PAGE_INPUTS["plan"] = (*(i for _, i in inputs(Plan)), dict(inputs(Load))["length_low_fraction"])
 BY_KEY: dict[str, Input] = {i.key: i for page in PAGE_INPUTS.values() for i in page}
-HEADINGS = {"latency": "Simulation", "bill": "Comparison", "lesson": "Your predictions"}
+HEADINGS = {
+    "latency": "Simulation",
+    "bill": "Comparison",
+    "lesson": "Your predictions",
+    "plan": "Targets and candidates",
+}
 
 
 def value(key: str) -> Any:
     """A page input's value on this run (its default before the frame has drawn it)."""
     return st.session_state.get(key, BY_KEY[key].default)
+
+
+def text_of(described: Input, value: Any) -> str:
+    """A page input's value (SI, a list as a tuple) as its flat text: `1000` for a 1 s TTFT target, `1,2,4`."""
+    return list_text(tuple(value)) if described.is_list else flat_text(described, value)
+
+
+def si_of(described: Input, held: Any) -> Any:
+    """A widget's value as the field's own: SI (a 500 ms target → 0.5 s), a choice's text as its kind, a list as a tuple."""
+    if held is None:
+        return None
+    if described.is_list:
+        item = described.item or str
+        return tuple(item(text) for text in held)
+    if described.choices and isinstance(held, str):
+        return described.kind(held)
+    if described.kind in (int, float):
+        return si_value(described, held)
+    return held
+
+
+def flat_of(page: str) -> dict[str, str]:
+    """A page's inputs as they stand, in the flat form core reads (`Plan.read_flat`); unset ones left out."""
+    return {
+        i.key: text_of(i, si_of(i, st.session_state[i.key]))
+        for i in PAGE_INPUTS[page]
+        if st.session_state.get(i.key) is not None
+    }

@@ -57,6 +57,8 @@ def _set(fields: dict[str, Input], spec: Any) -> None:
 
 def widget_value(described_input: Input, value: Any) -> Any:
     """A field's value as its widget holds it: in the widget's unit, a choice as its option's text."""
+    if described_input.is_list:
+        return [str(item) for item in value]
     if described_input.choices:
         return inputs.AUTO if value is None else str(value)
     return value if described_input.kind is str else shown_value(described_input, value)

@@ -15,6 +15,9 @@ INPUT_COST = PREFILL
 OUTPUT_COST = DECODE
 CACHED_COST = "#7FB8DA"
 
+# One colour per option on charts that compare several (GPUs on the plan's frontier, the Compare page):
+# Okabe-Ito's colour-blind-safe set, in the order the phases and bounds already use it.
+SERIES = (PREFILL, DECODE, COMPUTE_BOUND, MEMORY_BOUND, MEASURED, FIT, "#F0E442", CEILING)
 BOUND_COLOURS = {"memory": MEMORY_BOUND, "compute": COMPUTE_BOUND}
 
 # Every chart's plotly config: no toolbar (on a phone it covers the legend); drag still zooms

@@ -66,17 +66,22 @@ class DailyCurve:
             return 1 + (r - 1) * np.cos(theta)
         return r * ((1 + np.cos(theta)) / 2) ** _exponent(r)
 
-    def mean_replicas(self, mean_rate_per_s: float, rate_per_replica_per_s: float, floor: int) -> float:
+    def mean_replicas(self, mean_rate_per_s: Quantity, rate_per_replica_per_s: float, floor: int) -> Quantity:
         """The replicas an autoscaler runs on average over the day, each serving up to `rate_per_replica_per_s`.
 
+        `mean_rate_per_s` may be an array (one day per traffic level: the bill against traffic).
         Example: r = 1 (flat traffic) → the peak fleet all day; r = 3 with a floor of 1 → fewer.
         """
         check_int("floor", floor, 0)
-        peak = peak_replicas(mean_rate_per_s * self.peak_to_average, rate_per_replica_per_s, floor)
-        edges = self.multiplier(2 * np.pi * np.arange(_INTERVALS + 1) / _INTERVALS) * mean_rate_per_s
-        busiest = np.maximum(edges[:-1], edges[1:])  # λ is monotone between edges: 0 and π are edges
-        replicas = np.minimum(np.maximum(np.ceil(busiest / rate_per_replica_per_s), floor), peak)
-        return float(replicas.mean())
+        rates = np.asarray(mean_rate_per_s, dtype=float)
+        peak = np.where(
+            rates > 0, np.maximum(floor, np.ceil(rates * self.peak_to_average / rate_per_replica_per_s)), floor
+        )
+        edges = self.multiplier(2 * np.pi * np.arange(_INTERVALS + 1) / _INTERVALS) * rates[..., None]
+        busiest = np.maximum(edges[..., :-1], edges[..., 1:])  # λ is monotone between edges: 0 and π are edges
+        replicas = np.minimum(np.maximum(np.ceil(busiest / rate_per_replica_per_s), floor), peak[..., None])
+        mean = replicas.mean(axis=-1)
+        return float(mean) if mean.ndim == 0 else mean
 
 
 def peak_replicas(peak_rate_per_s: float, rate_per_replica_per_s: float, floor: int) -> int:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from core.arraymath import Quantity
 from core.billing import SECONDS_PER_DAY, reply_cost
 from core.candidates import Setup, setups, split_problem
 from core.closed_loop import ClosedLoop, closed_loop
@@ -72,6 +73,28 @@ class CapacityPlan:
     def best(self) -> Option | None:
         """The cheapest candidate that meets every target, or None."""
         return self.ranked[0] if self.ranked else None
+
+
+def monthly_usd_at(result: CapacityPlan, replies_per_day: Quantity) -> np.ndarray:
+    """The cheapest ranked candidate's autoscaled monthly cost at each traffic level; NaN where none ranks.
+
+    A candidate's goodput per replica depends on its targets, never on the traffic (each
+    replica takes at most its goodput however many there are), so the plan's ranked
+    candidates price any traffic: replica-months × the autoscaler's mean replicas, at the
+    plan's peak ratio and floor, the cheapest at each level. At the plan's own traffic this
+    is its best candidate's `monthly_cost_usd`.
+    """
+    spec, pricing = result.spec, result.scenario.pricing
+    rates = np.asarray(replies_per_day, dtype=float) / SECONDS_PER_DAY
+    curve = DailyCurve(spec.peak_to_average)
+    month_h = pricing.days_per_month * SECONDS_PER_DAY / S_PER_HOUR
+    best = np.full(rates.shape, np.nan)
+    for option in result.ranked:
+        per_replica_usd = (option.setup.gpu.price_usd_per_hour or 0.0) * option.setup.gpus_per_replica * month_h
+        rate = option.requests_per_s_per_replica or math.inf
+        cost = per_replica_usd * np.asarray(curve.mean_replicas(rates, rate, spec.min_replicas))
+        best = np.fmin(best, cost)
+    return best
 
 
 def concurrency_grid(cap: int) -> np.ndarray:

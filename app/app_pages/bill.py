@@ -7,11 +7,14 @@ import streamlit as st
 
 from app import bill_charts, overview_text, page_inputs
 from app import formatting as fmt
+from app.capacity import PLAN_PAGE, current_plan
 from app.compute import cached_estimate, cached_lab_run, shared_figure
+from app.crossing_text import cheapest_words
 from app.safe import plain
 from app.state import current_scenario
 from app.theme import PLOTLY_CONFIG
 from core.billing import ratio
+from core.cli.plan_report import recommendation
 from core.lesson import JITTER, REFERENCE_PREDICTIONS
 
 NUMBER = st.column_config.NumberColumn
@@ -30,6 +33,7 @@ def table(frame: pd.DataFrame, label: str, file_name: str) -> None:
 scenario = current_scenario()
 est = cached_estimate(scenario)
 pricing, work, cost = scenario.pricing, scenario.workload, est.reply_cost
+result, engine_note, _ = current_plan(scenario)  # the plan's own warnings show on its page
 
 st.title("Monthly bill")
 st.markdown(overview_text.price_source_line(scenario))
@@ -83,37 +87,31 @@ left.plotly_chart(
 right.subheader("The bill against traffic")
 right.plotly_chart(
     config=PLOTLY_CONFIG,
-    figure_or_data=shared_figure(bill_charts.bill_vs_replies_per_day, est),
+    figure_or_data=shared_figure(bill_charts.bill_vs_replies_per_day, est, result),
     key="bill_traffic_chart",
 )
 
 st.subheader("Renting the GPUs instead")
-hosting = est.self_hosting
-if hosting is None and scenario.gpu.price_usd_per_hour is None:
-    st.caption("This GPU has no rental price. Type one under 'Edit the numbers' to compare self-hosting.")
-elif hosting is None:
-    st.error(f"Self-hosting this setup is {plain(est.self_hosting_problem)}.", icon=":material/error:")
+st.page_link(PLAN_PAGE, label="Size the fleet on the Capacity plan page", icon=":material/dns:")
+if result.best is None:
+    st.info(
+        f"{plain(recommendation(result), 600)} Loosen the targets on the Capacity plan page.", icon=":material/block:"
+    )
 else:
-    fleet = f"{work.gpu_count} GPU(s) at {fmt.usd(scenario.gpu.price_usd_per_hour or 0)}/h"
+    best = result.best
     for column, (label, value, meaning) in zip(st.columns(3, border=True), (
-        ("Self-hosted per M output tokens", fmt.usd(hosting.usd_per_million_output_tokens),
-         f"USD per million output tokens: {fleet}, busy around the clock at batch {work.batch_size:,}."),
-        ("Break-even traffic (replies a day)",
-         "never" if hosting.reachable_break_even_replies_per_day is None
-         else fmt.count(hosting.reachable_break_even_replies_per_day),
-         "Where one always-on fleet costs what the API would: its daily rent ÷ the API cost per reply; "
-         "'never' when that is more than the fleet can serve."),
-        ("One fleet's capacity (replies a day)", fmt.count(hosting.capacity_replies_per_day),
-         "Batch size ÷ the time one request takes, over a day."),
+        ("Cheapest fleet, a month", fmt.usd(best.monthly_cost_usd or 0.0),
+         f"{fmt.count(best.total_gpus_at_peak or 0)} GPUs at the peak, autoscaled over the day; meets the plan's "
+         "targets (its page sets them)."),
+        ("The API, a month", fmt.usd(est.monthly_cost_usd), "The same replies at the prices above."),
+        ("Self-hosted per M output tokens", fmt.usd(best.usd_per_million_output_tokens or 0.0),
+         "At the peak, where the fleet is busiest: rent per GPU-hour ÷ output tokens per GPU-hour."),
     ), strict=True):  # fmt: skip
         column.metric(label, value, help=meaning)
-    room = est.memory.max_batch_that_fits
-    bigger = "batch more, or keep the API" if room is None or room > work.batch_size else "keep the API"
-    if est.cost_per_reply_usd == 0:
-        verdict = "The API is free at these prices: renting GPUs never pays."
-    elif hosting.breaks_even:
-        verdict = "Above the break-even (and within capacity) renting is cheaper; below it the API is."
-    else:
-        verdict = (f"One fleet cannot serve the {fmt.count(hosting.break_even_replies_per_day)} replies a day it "
-                   f"would need to break even at this batch size: {bigger}.")  # fmt: skip
-    st.caption(f"{verdict} The API charges {fmt.usd(pricing.output_usd_per_million_tokens)} per million output tokens.")
+    st.caption(plain(recommendation(result), 600))
+parts = bill_charts.cheapest(est, result)
+axis = bill_charts.replies_axis(pricing.replies_per_day)
+words = cheapest_words(parts, {"API": "The API", "fleet": "renting the plan's fleet"}, axis[0], axis[-1])
+if words:
+    st.markdown(plain(words[0].upper() + words[1:], 600))
+st.caption(f"The fleet is searched on {engine_note}, at the Capacity plan's targets and candidates.")

@@ -66,37 +66,44 @@ def test_cached_prompt_tokens_are_billed_at_the_cached_price(open_app) -> None:
     assert shown["Cost per reply"][0] == "$0.000890"
 
 
-def test_no_gpu_price_means_no_self_hosting_section(open_app) -> None:
-    at = open_app(PAGE)
-    assert "Break-even traffic (replies a day)" not in metrics(at)
-    assert any("no rental price" in c.value for c in at.main.caption)
-
-
-def test_self_hosting_on_rented_gpus(open_app) -> None:
-    at = open_app(PAGE, **LLAMA_70B_FP8)
-    shown = metrics(at)
-    # Two H100s at $3.78/h = $7.56/h = $181.44 a day; ÷ $0.000850 per reply = 213,459 replies a day
-    # to break even — far more than one fleet at batch 1 can serve, so no break-even is shown (issue 8).
-    assert shown["Break-even traffic (replies a day)"][0] == "never"
-    from core.estimate import estimate
+def _plan(link: dict[str, str], **spec: object):
+    from core.lengths import RequestLengths
+    from core.plan import plan
+    from core.plan_spec import Plan
     from core.scenario import Scenario
 
-    hosting = estimate(Scenario.from_flat(LLAMA_70B_FP8)).self_hosting
-    # $7.56 / (tokens/s × 3600) × 1e6 at batch 1: dear, since one request uses the whole fleet.
-    assert shown["Self-hosted per M output tokens"][0] == f"${hosting.usd_per_million_output_tokens:,.2f}"
-    assert hosting.usd_per_million_output_tokens == pytest.approx(7.56 / (hosting.output_tokens_per_s * 3600) * 1e6)
-    assert not hosting.breaks_even
-    assert any("cannot serve the 213,459 replies a day it would need" in c.value for c in at.main.caption)
+    scenario = Scenario.from_flat(link)
+    work = scenario.workload
+    return plan(scenario, Plan(**spec), RequestLengths(work.prompt_tokens, work.output_tokens))
 
 
-def test_a_setup_that_does_not_fit_cannot_be_self_hosted(open_app) -> None:
-    # Llama 3.1 70B in 16 bits on one A100 80GB: 70.55e9 × 2 bytes = 141.1 GB of weights alone.
-    at = open_app(PAGE, model="llama-3.1-70b", gpu="a100-80gb-sxm")
-    assert "Self-hosted per M output tokens" not in metrics(at)
-    (error,) = at.main.error
-    assert "not possible" in error.value and "141\\.1 GB" in error.value
+TRAFFIC = {**LLAMA_70B_FP8, "replies": "2000000", "prompt": "1000", "out": "500"}
 
 
-def test_a_bigger_batch_makes_renting_break_even(open_app) -> None:
-    at = open_app(PAGE, **LLAMA_70B_FP8, batch="256")
-    assert any("renting is cheaper" in c.value for c in at.main.caption)
+def test_renting_shows_the_plans_cheapest_fleet_beside_the_api(open_app) -> None:
+    from core.cli.plan_report import recommendation
+
+    at = open_app(PAGE, **TRAFFIC)
+    best = _plan(TRAFFIC).best
+    shown = metrics(at)
+    assert shown["Cheapest fleet, a month"][0] == f"${best.monthly_cost_usd:,.0f}"
+    # 1,000 × $0.5 + 500 × $1.5 per million = $0.00125 a reply × 2,000,000 × 30 days = $75,000.
+    assert shown["The API, a month"][0] == "$75,000"
+    assert any(c.value.replace("\\", "") == recommendation(_plan(TRAFFIC)) for c in at.main.caption)
+    # At this traffic the fleet is far cheaper than $75,000: the sentence hands it the top of the range.
+    sentence = next(m.value for m in at.main.markdown if "cheapest up to" in m.value).replace("\\", "")
+    assert sentence.startswith("The API is the cheapest up to ") and "renting the plan's fleet" in sentence
+    assert any("Capacity plan" in link.proto.label for link in at.main.get("page_link"))
+
+
+def test_targets_no_fleet_meets_say_so(open_app) -> None:
+    at = open_app(PAGE, **TRAFFIC, ttft="1")  # p95 TTFT ≤ 1 ms: no prefill is that fast
+    (info,) = [i for i in at.main.info if "No candidate meets every target" in i.value]
+    assert "misses TTFT" in info.value.replace("\\", "") and "Loosen the targets" in info.value
+    assert "Cheapest fleet, a month" not in metrics(at)
+
+
+def test_the_lessons_toy_is_planned_on_the_typical_engine(open_app) -> None:
+    at = open_app(PAGE)
+    assert any("searched on the typical engine" in c.value for c in at.main.caption)
+    assert metrics(at)["Cheapest fleet, a month"][0].startswith("$")

@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 
 from app import bill_charts, theme
 from core.estimate import estimate
+from core.lengths import RequestLengths
+from core.plan import monthly_usd_at, plan
+from core.plan_spec import Plan
 from core.scenario import Scenario
 from core.specs import Pricing
 
@@ -70,15 +73,30 @@ def test_the_bill_against_traffic_is_linear_and_log_log() -> None:
     assert fig.layout.shapes[0].x0 == 100_000  # your traffic, marked
 
 
-def test_renting_is_a_staircase_of_whole_fleets() -> None:
+@pytest.fixture(scope="module")
+def fleet_plan():
+    # Llama 3.1 70B on H100s and H200s at the scenario's 200 → 500 tokens and 100,000 replies a day.
+    return plan(LLAMA, Plan(gpu_ids=("h100-sxm", "h200"), tensor_parallel=(1, 2, 4), weight_bits=(8,)),
+                RequestLengths(200, 500))  # fmt: skip
+
+
+def test_renting_is_the_plans_cheapest_fleet_at_each_traffic(fleet_plan) -> None:
     est = estimate(LLAMA)
-    hosting = est.self_hosting
-    r = np.array([1.0, hosting.capacity_replies_per_day, hosting.capacity_replies_per_day * 2.5])
-    # one fleet (2 × $3.78/h × 24 h × 30 days = $5,443.20) up to its capacity, then whole extra fleets.
-    assert bill_charts.self_hosted_monthly_usd(est, r) == pytest.approx([5443.2, 5443.2, 3 * 5443.2])
-    fig = bill_charts.bill_vs_replies_per_day(est)
-    assert trace(fig, "renting the GPUs (always on)").line.shape == "hv"
-    assert bill_charts.self_hosted_monthly_usd(estimate(LESSON), r) is None
+    fig = bill_charts.bill_vs_replies_per_day(est, fleet_plan)
+    fleet = trace(fig, "renting the plan's cheapest fleet (autoscaled)")
+    assert fleet.line.shape == "hv"  # whole replicas: a staircase
+    assert list(fleet.y) == pytest.approx(monthly_usd_at(fleet_plan, np.asarray(fleet.x)))
+    # Shaded where the fleet is the cheaper, between the boundaries core finds.
+    parts = bill_charts.cheapest(est, fleet_plan)
+    shaded = [(s.x0, s.x1) for s in fig.layout.shapes if s.type == "rect"]
+    assert shaded == [(p.from_replies_per_day, p.to_replies_per_day) for p in parts if p.option == "fleet"]
+    for part in parts:  # at each range's middle, its option's bill is the lower
+        middle = np.sqrt(part.from_replies_per_day * part.to_replies_per_day)
+        api, rent = bill_charts.api_bill(est)(np.array([middle]))[0], monthly_usd_at(fleet_plan, [middle])[0]
+        assert (rent < api) == (part.option == "fleet")
+    # Without a plan (or with none meeting the targets) only the API's line is drawn.
+    assert [t.name for t in bill_charts.bill_vs_replies_per_day(est).data][0] == "API bill"
+    assert not any(t.name.startswith("renting") for t in bill_charts.bill_vs_replies_per_day(est).data)
 
 
 def test_zero_traffic_still_draws_an_axis() -> None:

@@ -70,3 +70,11 @@ def test_the_autoscaled_fleet_lies_between_the_floor_and_the_peak_fleet(
     # And it serves the day: on average at least the mean traffic's worth of replicas.
     assert mean >= min(mean_rate / per_replica, peak) * (1 - 1e-12)
     assert math.isfinite(mean)
+
+
+def test_mean_replicas_over_an_array_of_traffic_is_each_day_in_turn() -> None:
+    curve, rates = DailyCurve(3.0), np.array([0.0, 0.5, 7.3, 23.15, 500.0])
+    each = [curve.mean_replicas(float(rate), 10.5, 1) for rate in rates]
+    assert curve.mean_replicas(rates, 10.5, 1) == pytest.approx(each)
+    # No traffic: the floor all day (1), or nothing with a floor of 0.
+    assert each[0] == 1.0 and curve.mean_replicas(rates, 10.5, 0)[0] == 0.0

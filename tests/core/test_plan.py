@@ -12,11 +12,12 @@ import pytest
 from core import presets
 from core.candidates import candidate_gpus, setup_precision, setups, split_problem
 from core.closed_loop import closed_loop
+from core.daily_curve import DailyCurve
 from core.efficiency import efficiency_base
 from core.engine import VLLM
 from core.lengths import RequestLengths
 from core.open_loop import open_loop
-from core.plan import CapacityPlan, concurrency_grid, plan
+from core.plan import CapacityPlan, concurrency_grid, monthly_usd_at, plan
 from core.plan_options import Problem
 from core.plan_spec import Plan
 from core.replica import Replica
@@ -231,6 +232,32 @@ def test_no_traffic_costs_the_floor() -> None:
     assert one.replicas_at_peak == 1 and one.monthly_cost_usd == pytest.approx(4 * 3.78 * HOURS_PER_MONTH)
     none = plan(scenario(replies=0), replace(spec, min_replicas=0)).options[0]
     assert none.replicas_at_peak == 0 and none.monthly_cost_usd == 0 and none.monthly_cost_peak_usd == 0
+
+
+def test_the_bill_against_traffic_is_the_cheapest_ranked_candidate_at_each_level(llama70b: CapacityPlan) -> None:
+    replies = np.array([0.0, 20_000, 200_000, 2_000_000, 20_000_000])
+    cost = monthly_usd_at(llama70b, replies)
+    # At the plan's own traffic: its best candidate's autoscaled bill.
+    assert cost[3] == pytest.approx(llama70b.best.monthly_cost_usd)
+    # No traffic: the floor (1 replica) of the cheapest replica, all month: min over ranked of GPUs × $/h × 720 h.
+    cheapest_replica = min(o.setup.gpus_per_replica * o.setup.gpu.price_usd_per_hour for o in llama70b.ranked)
+    assert cost[0] == pytest.approx(cheapest_replica * HOURS_PER_MONTH)
+    # Each level is the minimum over candidates of replica-months × mean replicas (none is cheaper).
+    for level, usd in zip(replies, cost, strict=True):
+        each = [
+            o.setup.gpus_per_replica * o.setup.gpu.price_usd_per_hour * HOURS_PER_MONTH
+            * DailyCurve(3.0).mean_replicas(level / 86_400, o.requests_per_s_per_replica, 1)
+            for o in llama70b.ranked
+        ]  # fmt: skip
+        assert usd == pytest.approx(min(each))
+    assert np.all(np.diff(cost) >= 0)  # more traffic never costs less
+    # Ten times the traffic costs less than ten times as much (fuller replicas), but more than the same.
+    assert cost[3] < cost[4] < 10 * cost[3]
+
+
+def test_no_candidate_ranks_no_bill_against_traffic() -> None:
+    nothing = plan(scenario(), Plan(gpu_ids=("l4",), tensor_parallel=(1,), weight_bits=(16,)))
+    assert nothing.best is None and np.isnan(monthly_usd_at(nothing, [1e6])).all()
 
 
 def test_a_plan_is_deterministic() -> None:

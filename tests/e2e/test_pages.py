@@ -27,6 +27,7 @@ PAGES = {
     "Latency line": "/latency",
     "Roofline & batching": "/roofline",
     "Monthly bill": "/bill",
+    "Capacity plan": "/plan",
     "The lesson": "/lesson",
 }
 # Money first: the bill ($0.000850 × 100,000 replies × 30 days = $2,550; × 12 = $30,600), then the
@@ -229,6 +230,21 @@ def test_an_edited_number_is_drawn_in_its_closed_box_and_its_reset_leaves_the_li
     expect_no_exception(page)
 
 
+def test_the_capacity_plan_follows_its_targets_and_keeps_them_in_the_link(page: Page) -> None:
+    open_page(page, "/plan" + LLAMA_70B + "&replies=2000000&cands=h100-sxm&cands=h200")
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_test_id("stAlertContentSuccess")).to_contain_text("replicas of TP")
+    expect(main).to_contain_text("The frontier: throughput per GPU against speed per user")
+    expect_charts_drawn(page, 2)
+    before = main.get_by_test_id("stAlertContentSuccess").inner_text()
+    type_number(page, "Tokens/s per user", 60)  # twice the default speed: a dearer or different fleet
+    expect(page).to_have_url(re.compile(r"[?&]tps=60(&|$)"))
+    expect(main.get_by_test_id("stAlertContentSuccess")).not_to_have_text(before)
+    # The candidates stay in the link as one parameter each (what the multiselect binds to).
+    assert re.search(r"cands=h100-sxm&cands=h200|cands=h200&cands=h100-sxm", page.url), page.url
+    expect_no_exception(page)
+
+
 def test_the_share_box_gives_an_absolute_link_to_this_page_and_view(
     page: Page, new_context: Callable[..., BrowserContext]
 ) -> None:
@@ -330,6 +346,7 @@ SCREENSHOTS = [  # (file, path, plotly charts on the page)
     ("latency.png", "/latency", 2),
     ("roofline.png", "/roofline", 2),
     ("bill.png", "/bill", 2),
+    ("plan.png", "/plan" + LLAMA_70B + "&replies=2000000&prompt=1000&out=500", 2),
     ("lesson.png", "/lesson", 0),
     ("overview-llama70b.png", "/" + LLAMA_70B, 0),
 ]

@@ -1,0 +1,92 @@
+"""Capacity plan: from replies a day and latency targets to a fleet, its monthly bill and the API's beside it."""
+
+import streamlit as st
+
+from app import compute, plan_charts
+from app import formatting as fmt
+from app.capacity import current_plan
+from app.safe import plain
+from app.state import current_scenario
+from app.theme import PLOTLY_CONFIG
+from core.cli.plan_report import recommendation
+
+scenario = current_scenario()
+with st.spinner("Sizing every candidate…"):
+    result, engine_note, warnings = current_plan(scenario)
+spec = result.spec
+for text in warnings:  # the inputs' own bounds catch most; a rule across them lands here
+    st.warning(plain(text, 300), icon=":material/warning:")
+
+st.title("Capacity plan")
+work, pricing = scenario.workload, scenario.pricing
+st.markdown(
+    f"**{plain(scenario.model.name)}**, {fmt.tokens(work.prompt_tokens)} in and {fmt.tokens(work.output_tokens)} "
+    f"out, {fmt.count(pricing.replies_per_day)} replies a day = "
+    f"{result.mean_requests_per_s:,.2f} requests/s on average and {result.peak_requests_per_s:,.2f} at the "
+    f"{spec.peak_to_average:g}× peak. Targets at the peak: p{spec.ttft_percentile} TTFT ≤ "
+    f"{fmt.duration(spec.ttft_target_s)}"
+    + (f", at least {spec.tokens_per_s_per_user:g} tokens/s per user." if spec.tokens_per_s_per_user else ".")
+)
+best = result.best
+if best is None:
+    st.warning(plain(recommendation(result), 600), icon=":material/block:")
+else:
+    st.success(plain(recommendation(result), 600), icon=":material/dns:")
+cols = st.columns(4)
+if best is not None:
+    cols[0].metric("Self-hosted, autoscaled", fmt.usd(best.monthly_cost_usd or 0.0),
+                   help="The autoscaler resizes every 15 minutes to that quarter-hour's busiest moment, "
+                   "never below the floor (the sidebar's 'Fewest replicas').")  # fmt: skip
+    cols[1].metric(
+        "Sized for the peak", fmt.usd(best.monthly_cost_peak_usd or 0.0), help="The peak's fleet, all month."
+    )
+    cols[3].metric("GPUs at the peak", fmt.count(best.total_gpus_at_peak or 0))
+cols[2].metric(
+    "The API",
+    fmt.usd(result.api_monthly_usd),
+    help=f"The same replies at the sidebar's prices: {fmt.usd(result.api_cost_per_reply_usd)} a reply × replies a "
+    "day × days.",
+)
+st.caption(
+    f"Searched on {engine_note}, {len(result.options)} candidates: every GPU × GPUs per replica × weight "
+    "precision in the sidebar's lists. The load model: continuous batching with chunked prefill, Poisson "
+    "arrivals, no prefix-cache hits, no speculative decoding. Prices are on-demand $/GPU-hour."
+)
+
+st.subheader(f"Meeting every target ({fmt.count(len(result.ranked))})")
+if result.ranked:
+    st.dataframe(
+        plan_charts.ranked_table(result),
+        column_config={
+            "$ per M output tokens": st.column_config.NumberColumn(format="$%.3g"),
+            "$ a month, autoscaled": st.column_config.NumberColumn(format="$%,.0f"),
+            "$ a month, sized for the peak": st.column_config.NumberColumn(format="$%,.0f"),
+            "requests in flight per replica": st.column_config.NumberColumn(format="%.0f"),
+            "tok/s per GPU": st.column_config.NumberColumn(format="%,.0f"),
+            "tok/s per user": st.column_config.NumberColumn(format="%.1f"),
+            "TTFT at the percentile (ms)": st.column_config.NumberColumn(format="%,.0f"),
+        },
+    )
+st.download_button(
+    "Download every candidate (CSV)",
+    plan_charts.csv_table(result).to_csv(index=False),
+    "capacity_plan.csv",
+    "text/csv",
+    icon=":material/download:",
+    on_click="ignore",
+)
+if result.failures:
+    with st.expander(f"Not ranked ({fmt.count(len(result.failures))}), and why"):
+        st.dataframe(plan_charts.failures_table(result), hide_index=True)
+
+st.subheader("The frontier: throughput per GPU against speed per user")
+st.plotly_chart(compute.shared_figure(plan_charts.frontier, result), config=PLOTLY_CONFIG, key="plan_frontier")
+st.caption(
+    "Each line is one GPU's best candidate at 1, 2, 3 … requests in flight (closed loop, as benchmarks run "
+    "a server): left, many requests share each step and each reply streams slowly; right, few do. The "
+    "diamond is where the plan runs it at the peak."
+)
+st.subheader("The same frontier in dollars")
+st.plotly_chart(
+    compute.shared_figure(plan_charts.frontier, result, dollars=True), config=PLOTLY_CONFIG, key="plan_dollars"
+)

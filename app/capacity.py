@@ -1,0 +1,42 @@
+"""The capacity plan for this run's scenario, shared by the pages that show it (plan, bill, compare).
+
+The plan's inputs are page inputs (`app.page_inputs`: the targets and candidates, in the
+link); pages that do not draw them get their values as held, else their defaults. The
+search runs on real GPUs, so when the sidebar's automatic engine resolves to the lesson's
+ideal physics (the toy GPU), it runs on the typical engine instead, and says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from app import compute, page_inputs
+from core.efficiency import efficiency_base
+from core.load import Load
+from core.plan import CapacityPlan
+from core.plan_spec import Plan
+from core.scenario import Scenario
+
+PLAN_PAGE = "app/app_pages/plan.py"  # for st.page_link (relative to the entry script)
+
+
+def searched(scenario: Scenario) -> tuple[Scenario, str]:
+    """The scenario the search runs on, and which engine that is in words."""
+    if scenario.efficiency.label == "ideal" and st.session_state.get("engine", "auto") == "auto":
+        typical = replace(scenario, efficiency=efficiency_base("typical", scenario.model))
+        return typical, (
+            "the typical engine (the sidebar's automatic choice is the lesson's ideal physics, which no real "
+            "server reaches)"
+        )
+    return scenario, f"the {scenario.efficiency.label} engine (the sidebar's)"
+
+
+def current_plan(scenario: Scenario) -> tuple[CapacityPlan, str, list[str]]:
+    """(the plan, the engine it ran on in words, warnings about the plan's inputs)."""
+    flat = page_inputs.flat_of("plan")
+    spec, warnings = Plan.read_flat(flat)
+    load, more = Load.read_flat(flat)
+    run_on, engine = searched(scenario)
+    return compute.cached_plan(run_on, spec, load.lengths(run_on.workload)), engine, warnings + more

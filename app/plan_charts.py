@@ -1,0 +1,123 @@
+"""The Capacity plan's figures and table: a CapacityPlan in, plotly / pandas out. No Streamlit here.
+
+The frontier is InferenceX's chart: output tokens/s per GPU (what the fleet costs) against
+tokens/s per user (how fast each reply streams), one line per candidate over its
+concurrency grid; the per-user target is a vertical line, the chosen point a diamond.
+Each GPU is drawn once, by its best candidate (the cheapest that meets the targets, else
+the one with the highest throughput), so a chart compares GPUs, not every precision.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from app import formatting as fmt
+from app import theme
+from app.figures import axis, figure, line, points
+from core.cli.plan_report import CANDIDATE_KEYS, option_json
+from core.plan import CapacityPlan
+from core.plan_options import Option
+
+MAX_LINES = len(theme.SERIES)
+
+
+def shown_options(result: CapacityPlan) -> list[Option]:
+    """One candidate per GPU with a frontier: the cheapest ranked, else the highest throughput; at most 8."""
+    chosen: dict[str, Option] = {}
+    for option in result.ranked:
+        chosen.setdefault(option.setup.gpu.id, option)
+    for option in result.failures:
+        if option.frontier is None:
+            continue
+        held = chosen.get(option.setup.gpu.id)
+        best = max(option.frontier.output_tokens_per_s_per_gpu)
+        if held is None or (not held.meets_targets and best > max(held.frontier.output_tokens_per_s_per_gpu)):  # type: ignore[union-attr]
+            chosen[option.setup.gpu.id] = option
+    return list(chosen.values())[:MAX_LINES]
+
+
+def _name(option: Option) -> str:
+    setup = option.setup
+    tail = "" if option.meets_targets else f" ({option.problem.value if option.problem else '?'})"
+    return f"{setup.gpu.id}, TP {setup.gpus_per_replica}, {setup.precision_name}{tail}"  # ids: short on a phone
+
+
+def frontier(result: CapacityPlan, dollars: bool = False) -> go.Figure:
+    """Throughput per GPU (or $ per million output tokens) against tokens/s per user, one line per GPU."""
+    traces: list[dict[str, Any]] = []
+    y_name = "$ per million output tokens" if dollars else "output tokens/s per GPU"
+    y_hover = "$%{y:,.3f} per M tokens" if dollars else "%{y:,.0f} tok/s per GPU"
+    for colour, option in zip(theme.SERIES, shown_options(result), strict=False):
+        f = option.frontier
+        if f is None or (dollars and f.usd_per_million_output_tokens is None):
+            continue
+        y = f.usd_per_million_output_tokens if dollars else f.output_tokens_per_s_per_gpu
+        hover = f"%{{x:,.1f}} tok/s per user<br>{y_hover}<br>%{{customdata:,}} in flight<extra>{_name(option)}</extra>"
+        traces.append(line(f.tokens_per_s_per_user, y, _name(option), colour, hover, customdata=f.concurrency,
+                           mode="lines+markers", marker={"size": 5}))  # fmt: skip
+        point = option.point
+        if option.meets_targets and point is not None:
+            here_y = option.usd_per_million_output_tokens if dollars else option.output_tokens_per_s_per_gpu
+            marker = {"color": colour, "size": 13, "symbol": "diamond", "line": {"width": 1.5, "color": theme.CEILING}}
+            traces.append(points([float(point.tokens_per_s_per_user)], [here_y], "at the peak",
+                                 f"at the peak<br>%{{x:,.1f}} tok/s per user<br>{y_hover}<extra>{_name(option)}</extra>",
+                                 marker, showlegend=False))  # fmt: skip
+    target = result.spec.tokens_per_s_per_user
+    shapes = []
+    if target > 0:
+        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": target, "x1": target, "y0": 0, "y1": 1,
+                       "line": {"color": theme.FIT, "dash": "dash", "width": 1.5}})  # fmt: skip
+    note = [{"x": target, "y": 1, "xref": "x", "yref": "paper", "text": f"target {fmt.count(target)} tok/s per user",
+             "showarrow": False, "xanchor": "left", "yanchor": "top", "xshift": 4}] if target > 0 else []  # fmt: skip
+    return figure(
+        traces,
+        460,
+        shapes=shapes,
+        annotations=note,
+        hovermode="closest",
+        xaxis=axis("tokens/s per user (how fast a reply streams)", rangemode="tozero"),
+        yaxis=axis(y_name, type="log", dtick=1, tickprefix="$") if dollars else axis(y_name, rangemode="tozero"),
+    )
+
+
+RANKED_COLUMNS = {
+    "gpu_name": "GPU",
+    "gpus_per_replica": "GPUs per replica",
+    "precision": "precision",
+    "concurrency_per_replica": "requests in flight per replica",
+    "replicas_at_peak": "replicas at peak",
+    "total_gpus_at_peak": "GPUs at peak",
+    "output_tokens_per_s_per_gpu": "tok/s per GPU",
+    "tokens_per_s_per_user": "tok/s per user",
+    "ttft_at_target_percentile_ms": "TTFT at the percentile (ms)",
+    "usd_per_million_output_tokens": "$ per M output tokens",
+    "monthly_cost_autoscaled_usd": "$ a month, autoscaled",
+    "monthly_cost_peak_usd": "$ a month, sized for the peak",
+}
+
+
+def ranked_table(result: CapacityPlan) -> pd.DataFrame:
+    """The candidates that meet every target, cheapest first, with the columns a reader compares."""
+    rows = [option_json(o, result.spec.ttft_quantile) for o in result.ranked]
+    frame = pd.DataFrame(rows, columns=list(CANDIDATE_KEYS))[list(RANKED_COLUMNS)].rename(columns=RANKED_COLUMNS)
+    frame.index = pd.RangeIndex(1, len(frame) + 1, name="rank")
+    return frame
+
+
+def failures_table(result: CapacityPlan) -> pd.DataFrame:
+    """Every candidate not ranked, with its reason in words (none is dropped silently)."""
+    rows = [(o.setup.gpu.name, o.setup.gpus_per_replica, o.setup.precision_name,
+             o.problem.value if o.problem else "", o.reason) for o in result.failures]  # fmt: skip
+    return pd.DataFrame(rows, columns=["GPU", "GPUs per replica", "precision", "why not", "details"])
+
+
+def csv_table(result: CapacityPlan) -> pd.DataFrame:
+    """Every candidate, ranked then not, with the CLI's JSON keys as columns (`plan --json`)."""
+    rows = [option_json(o, result.spec.ttft_quantile) for o in result.options]
+    frame = pd.DataFrame(rows, columns=list(CANDIDATE_KEYS))
+    frame.insert(0, "rank", [i + 1 if o.meets_targets else math.nan for i, o in enumerate(result.options)])
+    return frame

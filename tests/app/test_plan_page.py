@@ -1,0 +1,110 @@
+"""The Capacity plan page through the entry file (AppTest): the plan's inputs in the link, the
+recommendation and the bills equal core's plan for the same inputs, every candidate accounted for."""
+
+from __future__ import annotations
+
+import pytest
+
+from app import formatting as fmt
+from core.cli.plan_report import recommendation
+from core.lengths import RequestLengths
+from core.plan import plan
+from core.plan_spec import Plan
+from core.scenario import Scenario
+
+# Llama 3.1 70B, 1,000 → 500 tokens, 2 M replies a day; two GPUs × TP 1/2/4 × 8-bit: 6 candidates.
+LINK = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "replies": "2000000", "prompt": "1000", "out": "500"}
+SMALL = {"cands": "h100-sxm,h200", "tp": "1,2,4", "wlist": "8"}
+
+
+def core_plan(**spec: object):
+    scenario = Scenario.from_flat(LINK)  # h100-sxm with the automatic engine: the typical one
+    return plan(scenario, Plan(**({"gpu_ids": ("h100-sxm", "h200"), "tensor_parallel": (1, 2, 4),
+                                   "weight_bits": (8,)} | spec)), RequestLengths(1000, 500))  # fmt: skip
+
+
+def unescape(text: str) -> str:
+    return text.replace("\\", "")
+
+
+@pytest.fixture(scope="module")
+def page(open_app):
+    return open_app("plan", **LINK, **SMALL)
+
+
+def test_the_recommendation_and_the_bills_are_cores(page) -> None:
+    expected = core_plan()
+    best = expected.best
+    assert best is not None and len(expected.options) == 6  # 2 GPUs × 3 sizes × 1 precision
+    (success,) = page.success
+    assert unescape(success.value) == recommendation(expected)
+    shown = {m.label: m.value for m in page.metric}
+    assert shown == {
+        "Self-hosted, autoscaled": fmt.usd(best.monthly_cost_usd),
+        "Sized for the peak": fmt.usd(best.monthly_cost_peak_usd),
+        # 1,000 × $0.5 + 500 × $1.5 per million = $0.00125 a reply × 2 M × 30 days = $75,000.
+        "The API": "$75,000",
+        "GPUs at the peak": fmt.count(best.total_gpus_at_peak),
+    }
+
+
+def test_the_traffic_and_targets_in_words(page) -> None:
+    # 2,000,000 / 86,400 s = 23.15 requests/s; × 3 = 69.44 at the peak; the defaults p95 ≤ 1 s, 30 tokens/s.
+    text = unescape(page.markdown[0].value)
+    assert "23.15 requests/s on average and 69.44 at the 3× peak" in text
+    assert "p95 TTFT ≤ 1.00 s, at least 30 tokens/s per user" in text
+
+
+def test_every_candidate_is_in_the_tables_and_the_csv(page) -> None:
+    expected = core_plan()
+    ranked, failed = page.dataframe[0].value, page.dataframe[1].value
+    assert len(ranked) == len(expected.ranked) and len(failed) == len(expected.failures)
+    assert list(ranked["GPU"]) == [o.setup.gpu.name for o in expected.ranked]  # cheapest first
+    assert set(failed["why not"]) <= {"does not fit", "cannot split", "too slow to stream", "misses TTFT"}
+    # The CSV's content is plan_charts.csv_table (tests/app/test_plan_charts.py); here, that it is offered.
+    assert [b.proto.label for b in page.main.get("download_button")] == ["Download every candidate (CSV)"]
+
+
+def test_a_list_in_the_link_narrows_the_search_and_a_bad_one_warns(open_app) -> None:
+    at = open_app("plan", **LINK, cands="h200", tp="2,3", wlist="8")  # 3 is not a tensor-parallel size
+    expected = core_plan(gpu_ids=("h200",), tensor_parallel=(2,))
+    assert unescape(at.success[0].value) == recommendation(expected)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "Ignored 3 in tp" in unescape(warnings)
+    assert at.multiselect(key="tp").value == ["2"]
+
+
+def test_the_automatic_engine_on_the_lessons_toy_gpu_plans_on_the_typical_engine(open_app) -> None:
+    at = open_app("plan", **{**LINK, "gpu": "toy"}, **SMALL)
+    assert "Searched on the typical engine" in unescape(at.caption[0].value)
+    assert unescape(at.success[0].value) == recommendation(core_plan())  # the same search as on h100-sxm
+
+
+def test_targets_no_candidate_meets_say_why(open_app) -> None:
+    at = open_app("plan", **LINK, **SMALL, ttft="1")  # p95 TTFT ≤ 1 ms: no prefill is that fast
+    (warning,) = [w for w in at.warning if "No candidate" in w.value]
+    assert unescape(warning.value) == recommendation(core_plan(ttft_target_s=0.001))
+    assert "misses TTFT" in unescape(warning.value)
+
+
+def test_the_share_link_carries_the_plans_inputs_one_parameter_per_item(open_app) -> None:
+    at = open_app("plan", **LINK, cands="h200", tp="2,4", ttft="500")
+    at.session_state["sb_share_open"] = True
+    at.run()
+    (code,) = at.sidebar.code
+    query = code.value.split("?", 1)[1].split("&")
+    # The link repeats a list's key (what the multiselect binds to); the comma form (core's) reads the same.
+    assert {"cands=h200", "tp=2", "tp=4", "ttft=500"} <= set(query)
+    assert not any(part.startswith("wlist") for part in query)  # at its default: left out
+
+
+@pytest.mark.parametrize("held", [{}, {"tp": "2,4"}])
+def test_leaving_the_page_keeps_its_inputs_offscreen(open_app, held) -> None:
+    # The frame draws another page's inputs out of sight only while they hold a value (a list's too).
+    at = open_app("plan", **LINK, **held)
+    at.switch_page("app/app_pages/overview.py").run()
+    assert not at.exception
+    keys = {w.key for w in at.sidebar.multiselect}
+    assert keys == ({"tp"} if held else set())
+    if held:
+        assert at.multiselect(key="tp").value == ["2", "4"]
