@@ -16,6 +16,7 @@ PAGES = {
     "roofline": st.Page("app/app_pages/roofline.py", title="Roofline & batching", icon=":material/stacked_line_chart:"),
     "bill": st.Page("app/app_pages/bill.py", title="Monthly bill", icon=":material/payments:"),
     "plan": st.Page("app/app_pages/plan.py", title="Capacity plan", icon=":material/dns:"),
+    "compare": st.Page("app/app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     "lesson": st.Page("app/app_pages/lesson.py", title="The lesson", icon=":material/school:"),
 }
 

@@ -19,6 +19,7 @@ import streamlit as st
 
 from app.measurements import Measurements, read_measurements
 from core.batching import BatchSweep
+from core.compare import Compared, compare
 from core.estimate import Estimate, estimate
 from core.lengths import RequestLengths
 from core.lesson import Drills, LabRun, drills, lab_run, simulate_measurements
@@ -32,11 +33,17 @@ def _hash_scenario(scenario: Scenario) -> str:
     return repr(scenario)
 
 
+def _hash_plan(result: CapacityPlan) -> str:
+    return f"{result.scenario!r}|{result.spec!r}|{result.lengths!r}"
+
+
 # An Estimate is a function of its scenario: hash that, not the arrays it holds.
 _HASH: dict[str | type[Any], Callable[[Any], Any]] = {
     Scenario: _hash_scenario,
     Estimate: lambda est: _hash_scenario(est.scenario),
-    CapacityPlan: lambda result: f"{result.scenario!r}|{result.spec!r}|{result.lengths!r}",
+    CapacityPlan: lambda result: _hash_plan(result),
+    # A compared option is a function of the comparison's inputs; its plan (if any) hashed as above.
+    Compared: lambda c: f"{c.option}|{c.label}|{c.monthly_usd}|{c.note}|{c.plan and _hash_plan(c.plan)}",
     FunctionType: lambda build: f"{build.__module__}.{build.__qualname__}",  # shared_figure's builder
 }
 
@@ -126,6 +133,12 @@ def cached_plan(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> Capa
     unpickle all of it on each rerun; the result is frozen, so one copy serves everyone.
     """
     return plan(scenario, spec, lengths)
+
+
+@st.cache_resource(max_entries=32, hash_funcs=_HASH)
+def cached_compare(options: tuple[str, ...], scenario: Scenario, spec: Plan, pinned: Scenario | None) -> list[Compared]:
+    """Each option's bill and speed (a self-hosted one runs a plan on its GPU): frozen results, shared."""
+    return compare(options, scenario, spec, pinned)
 
 
 @st.cache_data(max_entries=256)

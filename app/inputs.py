@@ -64,8 +64,9 @@ def number(
         "value": default,
         "step": int(described.step) if is_int else float(described.step),
     }
+    label = layout.pop("label", described.label)
     return st.number_input(
-        described.label,
+        label,
         format="%d" if is_int else "%g",
         key=described.key,
         help=described.help,
@@ -142,6 +143,8 @@ def draw(described: Input, **layout: Any) -> Any:
         return multi(described, **layout)
     if described.kind is bool:
         return toggle(described, **layout)
+    if described.kind is str and not described.choices:
+        return text(described, described.default or "", **layout)
     if described.choices:
         return choice(described, **layout)
     return number(described, **layout)

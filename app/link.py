@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 import streamlit as st
 
-from app.page_inputs import BY_KEY, si_of, text_of
+from app.page_inputs import BY_KEY, MAX_PINNED_CHARS, PINNED_KEY, si_of, text_of
 from app.safe import plain
 from core.flat import SKIP, flat_of_json, lenient_value, read_flat
 from core.scenario import Scenario
@@ -38,11 +38,29 @@ def read_page_inputs(raw: Mapping[str, str], warnings: list[str]) -> dict[str, s
     for key, described in BY_KEY.items():
         if key not in raw:
             continue
+        if key == PINNED_KEY:  # a link inside the link: read as one, leniently
+            pinned, _ = pinned_link(str(raw[key]), warnings)
+            if pinned:
+                clean[key] = pinned
+            continue
         text = str(raw[key])[: MAX_LIST_CHARS if described.is_list else 64]
         value = lenient_value(described, text, warnings)
         if value is not SKIP and value != described.default and value is not None:
             clean[key] = text_of(described, value)
     return clean
+
+
+def pinned_link(text: str, warnings: list[str]) -> tuple[str, Scenario | None]:
+    """A pinned scenario's link (or just its query) → (its cleaned short query, the scenario); ("", None) if empty.
+
+    Read like any link, leniently: each problem is a warning naming the pinned link's parameter."""
+    query = text.strip()[:MAX_PINNED_CHARS].partition("?")[2] or text.strip()[:MAX_PINNED_CHARS]
+    if not query:
+        return "", None
+    raw = dict(parse_qsl(query, keep_blank_values=True))
+    flat, scenario, problems = read_flat(raw, Scenario, other_keys=BY_KEY)
+    warnings.extend(f"Pinned scenario: {problem}" for problem in problems)
+    return urlencode(flat), scenario
 
 
 def _query() -> dict[str, str]:

@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from core.compare import MAX_OPTIONS, option_ids
 from core.field_lists import list_text
 from core.fields import Input, flat_text, inputs, si_value
 from core.lesson import JITTER, SEED
@@ -107,12 +108,30 @@ PAGE_INPUTS: dict[str, tuple[Input, ...]] = {
 }
 # The Capacity plan's inputs are core's own descriptions (the CLI's `plan` options), not copies.
 PAGE_INPUTS["plan"] = (*(i for _, i in inputs(Plan)), dict(inputs(Load))["length_low_fraction"])
+PINNED_KEY = "pinned"
+MAX_PINNED_CHARS = 2000  # a scenario's minimal link with every number edited is ~600 characters
+# The Compare page: up to four options (core.compare's ids), a pinned scenario (a link's query:
+# `app.link` reads it as a link), and a measured latency an API option may be given.
+COMPARE_DEFAULT = ("openai/gpt-4.1-mini", "anthropic/claude-haiku-4-5", "llama-3.1-8b on l4")
+PAGE_INPUTS["compare"] = (
+    Input(key="cmp", kind=tuple, item=str, choices_from=option_ids, label="Options to compare", optional=True,
+          default=COMPARE_DEFAULT,
+          help="Up to four: an API model (type to search its provider/model id), a model on a GPU (self-hosted: "
+          "the capacity plan's cheapest fleet on that GPU), this scenario, or the pinned one."),
+    Input(key=PINNED_KEY, kind=str, label="Pinned scenario (a link)", default="", max_chars=MAX_PINNED_CHARS,
+          help="A scenario to hold still while you edit the sidebar: 'Pin this scenario' fills it, or paste "
+          "another scenario's link. Compare it as 'pinned scenario'."),
+    *(Input(key=f"lat{i}", kind=float, label=f"Measured latency, option {i} (ms)", unit="ms", low=0, high=3.6e6,
+            optional=True, help="An API's end-to-end latency you measured, for the table: the tool does not "
+            "estimate an API's speed.") for i in range(1, MAX_OPTIONS + 1)),
+)  # fmt: skip
 BY_KEY: dict[str, Input] = {i.key: i for page in PAGE_INPUTS.values() for i in page}
 HEADINGS = {
     "latency": "Simulation",
     "bill": "Comparison",
     "lesson": "Your predictions",
     "plan": "Targets and candidates",
+    "compare": "Options",
 }
 
 
@@ -123,7 +142,9 @@ def value(key: str) -> Any:
 
 def text_of(described: Input, value: Any) -> str:
     """A page input's value (SI, a list as a tuple) as its flat text: `1000` for a 1 s TTFT target, `1,2,4`."""
-    return list_text(tuple(value)) if described.is_list else flat_text(described, value)
+    if described.is_list:
+        return list_text(tuple(value))
+    return value if described.kind is str else flat_text(described, value)
 
 
 def si_of(described: Input, held: Any) -> Any:

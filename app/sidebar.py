@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from app import inputs, link, state
+from app import compare_inputs, inputs, link, state
 from app import scenario_widgets as widgets
 from app import sidebar_text as words
 from app.compute import cached_estimate
@@ -35,8 +35,11 @@ def _page_inputs(page: str) -> None:
     own = PAGE_INPUTS.get(page, ())
     if own:
         st.subheader(HEADINGS[page])
-        for described_input in own:
-            inputs.draw(described_input)
+        if page == "compare":
+            compare_inputs.draw()  # shaped by the options chosen
+        else:
+            for described_input in own:
+                inputs.draw(described_input)
     others = (i for name, group in PAGE_INPUTS.items() if name != page for i in group)
     inputs.offscreen(i for i in others if widgets.held([(i, i.default)]))
 

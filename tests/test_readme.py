@@ -27,7 +27,7 @@ def page_titles() -> list[str]:
 
 def test_every_page_is_described():
     titles = page_titles()
-    assert len(titles) == 6
+    assert len(titles) == 7
     for title in titles:
         assert f"**{title}**" in README, title
 

@@ -28,6 +28,7 @@ PAGES = {
     "Roofline & batching": "/roofline",
     "Monthly bill": "/bill",
     "Capacity plan": "/plan",
+    "Compare": "/compare",
     "The lesson": "/lesson",
 }
 # Money first: the bill ($0.000850 × 100,000 replies × 30 days = $2,550; × 12 = $30,600), then the
@@ -245,6 +246,21 @@ def test_the_capacity_plan_follows_its_targets_and_keeps_them_in_the_link(page: 
     expect_no_exception(page)
 
 
+def test_compare_answers_which_is_cheapest_and_where_that_changes(page: Page) -> None:
+    # The decision: gpt-4.1-mini, claude-haiku-4-5 and Llama 3.1 8B on one L4 (the defaults).
+    open_page(page, "/compare?replies=1000000&prompt=1000&out=300")
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_test_id("stAlertContentSuccess")).to_contain_text(
+        "At 1,000,000 replies a day the cheapest is llama-3.1-8b on l4"
+    )
+    expect(main).to_contain_text("openai/gpt-4.1-mini is the cheapest up to")
+    expect_charts_drawn(page, 2)
+    type_number(page, "Replies per day", 1000)  # a thousand a day: a whole L4 fleet is dear
+    expect(main.get_by_test_id("stAlertContentSuccess")).to_contain_text("the cheapest is openai/gpt-4.1-mini")
+    assert "cmp=" not in page.url  # the defaults are a clean link
+    expect_no_exception(page)
+
+
 def test_the_share_box_gives_an_absolute_link_to_this_page_and_view(
     page: Page, new_context: Callable[..., BrowserContext]
 ) -> None:
@@ -347,6 +363,7 @@ SCREENSHOTS = [  # (file, path, plotly charts on the page)
     ("roofline.png", "/roofline", 2),
     ("bill.png", "/bill", 2),
     ("plan.png", "/plan" + LLAMA_70B + "&replies=2000000&prompt=1000&out=500", 2),
+    ("compare.png", "/compare?replies=1000000&prompt=1000&out=300", 2),
     ("lesson.png", "/lesson", 0),
     ("overview-llama70b.png", "/" + LLAMA_70B, 0),
 ]

@@ -23,6 +23,7 @@ PAGES = [  # (path, plotly charts on the page, screenshot name)
     ("/roofline?model=llama-3.1-8b&gpu=h100-sxm", 2, "phone-roofline.png"),
     ("/bill?api=openai/gpt-4.1-mini", 2, "phone-bill.png"),
     ("/plan?model=llama-3.1-8b&replies=1000000", 2, "phone-plan.png"),
+    ("/compare?replies=1000000&prompt=1000&out=300", 2, "phone-compare.png"),
     ("/lesson?reveal=true", 0, "phone-lesson.png"),
 ]
 CLIPPED = """() => [...document.querySelectorAll('[data-testid=stMetricValue]')]

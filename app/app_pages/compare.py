@@ -1,0 +1,90 @@
+"""Compare: up to four options for the same traffic — APIs, self-hosted fleets, a scenario pinned against its edit."""
+
+import streamlit as st
+
+from app import compare_charts, compute, page_inputs
+from app import formatting as fmt
+from app.crossing_text import cheapest_words
+from app.link import pinned_link
+from app.safe import plain
+from app.state import current_scenario
+from app.theme import PLOTLY_CONFIG
+from core.compare import PINNED, bill
+from core.crossings import cheapest_ranges
+from core.plan_spec import Plan
+
+scenario = current_scenario()
+pricing, work = scenario.pricing, scenario.workload
+warnings: list[str] = []
+chosen = tuple(page_inputs.value("cmp") or ())
+_, pinned = pinned_link(page_inputs.value(page_inputs.PINNED_KEY) or "", warnings)
+if PINNED in chosen and pinned is None:
+    warnings.append("'pinned scenario' is chosen but nothing is pinned: press 'Pin this scenario' first.")
+    chosen = tuple(option for option in chosen if option != PINNED)
+spec, plan_warnings = Plan.read_flat(page_inputs.flat_of("plan"))  # the Capacity plan's targets (or defaults)
+for text in warnings + plan_warnings:
+    st.warning(plain(text, 300), icon=":material/warning:")
+
+st.title("Compare")
+st.markdown(
+    f"For the sidebar's traffic: **{fmt.count(pricing.replies_per_day)} replies a day**, "
+    f"{fmt.count(work.prompt_tokens)}-token prompts, {fmt.count(work.output_tokens)}-token replies. A self-hosted option is "
+    f"the Capacity plan's cheapest fleet on that GPU at its targets (p{spec.ttft_percentile} TTFT ≤ "
+    f"{fmt.duration(spec.ttft_target_s)}, {spec.tokens_per_s_per_user:g} tokens/s per user); a scenario option is "
+    "billed and timed as its own Overview."
+)
+if not chosen:
+    st.info("Pick up to four options in the sidebar, under 'Options'.", icon=":material/compare_arrows:")
+    st.stop()
+
+with st.spinner("Pricing the options…"):
+    results = compute.cached_compare(chosen, scenario, spec, pinned)
+days = pricing.days_per_month
+axis = compare_charts.traffic_axis(pricing.replies_per_day)
+changes = cheapest_ranges({c.option: bill(c, days) for c in results}, float(axis[0]), float(axis[-1]))
+priced = [c for c in results if c.monthly_usd is not None]
+if priced:
+    cheapest = min(priced, key=lambda c: c.monthly_usd or 0.0)
+    st.success(
+        plain(f"At {fmt.count(pricing.replies_per_day)} replies a day the cheapest is {cheapest.option}: "
+              f"{fmt.usd(cheapest.monthly_usd or 0.0)} a month ({fmt.usd(cheapest.cost_per_reply_usd or 0.0)} a reply).", 400),
+        icon=":material/savings:",
+    )  # fmt: skip
+words = cheapest_words(changes, {c.option: c.option for c in results}, float(axis[0]), float(axis[-1]))
+if words:
+    st.markdown("**By traffic:** " + plain(words, 800))
+
+measured = [page_inputs.value(f"lat{i}") for i in range(1, len(results) + 1)]
+frame = compare_charts.table(results, measured)
+st.dataframe(
+    frame,
+    column_config={
+        "USD per reply": st.column_config.NumberColumn(format="$%.3g"),
+        "USD per month": st.column_config.NumberColumn(format="$%,.0f"),
+        "USD per year": st.column_config.NumberColumn(format="$%,.0f"),
+    },
+)
+st.download_button(
+    "Download the comparison (CSV)",
+    frame.to_csv(),
+    "comparison.csv",
+    "text/csv",
+    icon=":material/download:",
+    on_click="ignore",
+)
+if any(c.kind == "api" for c in results):
+    st.caption("An API's latency depends on its provider's load: type one you measured in the sidebar to show it.")
+
+left, right = st.columns(2)
+left.subheader("The monthly bills")
+left.plotly_chart(compute.shared_figure(compare_charts.bars, results), config=PLOTLY_CONFIG, key="compare_bars")
+right.subheader("The bills against traffic")
+right.plotly_chart(
+    compute.shared_figure(compare_charts.bills_against_traffic, results, pricing.replies_per_day, days, changes),
+    config=PLOTLY_CONFIG,
+    key="compare_lines",
+)
+st.caption(
+    "An API's bill is a straight line (each reply costs the same); a fleet's is a staircase (whole replicas, "
+    "autoscaled over the day). Dashed: where the cheapest option changes. Dotted: your traffic."
+)

@@ -1,0 +1,114 @@
+"""The Compare page's figures and table: compared options in, plotly / pandas out. No Streamlit here.
+
+One colour per option, in the order chosen (theme.SERIES), the same on both charts: the
+monthly bills as bars, and each option's bill against traffic (log–log), where an API is a
+straight line through zero and a self-hosted fleet a staircase; the traffic where the
+cheapest option changes is marked with a dotted line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from app import formatting as fmt
+from app import theme
+from app.crossing_text import traffic
+from app.figures import axis, figure, line
+from core.compare import Compared, bill
+from core.crossings import Cheapest
+
+POINTS = 161
+
+
+def traffic_axis(replies_per_day: float) -> np.ndarray:
+    """Log-spaced traffic from 1/1000 to 1000 × the scenario's (from 1 a day when it is 0)."""
+    centre = max(replies_per_day, 1.0)
+    return np.geomspace(max(centre / 1000, 0.1), centre * 1000, POINTS)
+
+
+def short_name(compared: Compared) -> str:
+    """The option's id, which is short and what the sidebar shows (its label is in the table)."""
+    return compared.option
+
+
+def bars(results: Sequence[Compared]) -> go.Figure:
+    """The monthly bills side by side; an option without one (no fleet meets the targets) is left out."""
+    shown = [(c, colour) for c, colour in zip(results, theme.SERIES, strict=False) if c.monthly_usd is not None]
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": [short_name(c) for c, _ in shown][::-1],
+        "x": [c.monthly_usd for c, _ in shown][::-1],
+        "marker": {"color": [colour for _, colour in shown][::-1]},
+        "text": [fmt.usd(c.monthly_usd or 0.0) for c, _ in shown][::-1],
+        "textposition": "outside",
+        "cliponaxis": False,
+        "hovertemplate": "%{y}<br>$%{x:,.0f} a month<extra></extra>",
+        "showlegend": False,
+    }
+    top = max((c.monthly_usd or 0.0 for c, _ in shown), default=1.0)
+    return figure([trace], 120 + 48 * len(shown), xaxis=axis("monthly bill (USD)", range=[0, top * 1.3],
+                                                                tickprefix="$", separatethousands=True),
+                  yaxis={"automargin": True}, margin={"l": 10, "r": 30, "t": 10, "b": 10})  # fmt: skip
+
+
+def bills_against_traffic(
+    results: Sequence[Compared], replies_per_day: float, days_per_month: float, changes: Sequence[Cheapest]
+) -> go.Figure:
+    """Every option's monthly bill against replies a day, log–log; your traffic and the changes of the cheapest marked."""
+    r = traffic_axis(replies_per_day)
+    traces = []
+    for compared, colour in zip(results, theme.SERIES, strict=False):
+        y = np.asarray(bill(compared, days_per_month)(r), dtype=float)
+        if np.isnan(y).all():
+            continue
+        shape = "hv" if compared.plan is not None else "linear"
+        hover = f"%{{x:,.0f}} replies a day<br>$%{{y:,.0f}} a month<extra>{short_name(compared)}</extra>"
+        trace = line(r, y, short_name(compared), colour, hover, width=3 if compared.kind == "api" else 2)
+        trace["line"]["shape"] = shape  # a fleet is whole replicas: a staircase
+        traces.append(trace)
+    shapes = [{"type": "line", "xref": "x", "yref": "paper", "x0": replies_per_day, "x1": replies_per_day, "y0": 0,
+               "y1": 1, "line": {"color": theme.FIT, "dash": "dot"}}] if replies_per_day > 0 else []  # fmt: skip
+    notes = []
+    for change in changes[1:]:  # where a new option becomes the cheapest
+        x = change.from_replies_per_day
+        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
+                       "line": {"color": theme.CEILING, "dash": "dash", "width": 1}})  # fmt: skip
+        notes.append({"x": float(np.log10(x)), "y": 0, "yref": "paper", "yanchor": "bottom", "xanchor": "left",
+                      "xshift": 3, "showarrow": False, "text": traffic(x),
+                      "font": {"size": 11}})  # fmt: skip
+    return figure(
+        traces,
+        420,
+        shapes=shapes,
+        annotations=notes,
+        hovermode="x unified",
+        xaxis=axis("replies per day (log scale)", type="log", hoverformat=",.0f"),
+        yaxis=axis("monthly bill (USD, log scale)", type="log", tickprefix="$", separatethousands=True),
+    )
+
+
+def table(results: Sequence[Compared], measured_ms: Sequence[float | None]) -> pd.DataFrame:
+    """One row per option: money, latency (estimated, measured, or not estimated), its range, what it is."""
+    rows = []
+    for compared, typed in zip(results, measured_ms, strict=False):
+        if compared.latency_s is not None:
+            latency = fmt.duration(compared.latency_s)
+        elif typed is not None:
+            latency = f"{fmt.duration(typed / 1e3)} (measured)"
+        else:
+            latency = "not estimated"
+        span = (
+            f"{fmt.duration(compared.latency_low_s)} to {fmt.duration(compared.latency_high_s)} ({compared.confidence})"
+            if compared.latency_low_s is not None and compared.latency_high_s is not None
+            else ""
+        )
+        rows.append((compared.option, compared.label, compared.cost_per_reply_usd, compared.monthly_usd,
+                     compared.yearly_usd, latency, span, compared.note))  # fmt: skip
+    columns = ["option", "what it is", "USD per reply", "USD per month", "USD per year", "latency (one reply)",
+               "likely latency", "notes"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns).set_index("option")

@@ -1,0 +1,162 @@
+"""Options side by side for the same traffic: an API's list prices, a self-hosted fleet, a whole scenario.
+
+An option is named by an id a person can read and a link can carry:
+
+- `openai/gpt-4.1-mini` — an API model from the price catalogue, billed the provider's way
+  (`core.billing.reply_cost`, tiers per request) at the scenario's replies, prompt and reply;
+  its latency is not something this tool can estimate (a measured figure may be given);
+- `llama-3.1-8b on l4` — that model preset self-hosted on that GPU preset: the capacity
+  plan's cheapest fleet (`core.plan`, GPUs per replica and precision chosen by the search,
+  the plan's targets) for the scenario's traffic, autoscaled; its latency is the plan's at
+  the peak (TTFT at the target percentile, the mean end to end);
+- `this scenario` / `pinned scenario` — a whole scenario as the Overview reads it: its own
+  prices and traffic for the bill, its own self-hosted model for the latency, with the
+  estimate's likely range (`core.ranges`).
+
+Every option also has its bill as a function of traffic, for the chart and for
+`core.crossings` (where the cheapest option changes). Pure: stdlib + numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from core import presets
+from core.api_prices import catalogue, lookup
+from core.billing import monthly_cost_usd, pricing_of, reply_cost
+from core.efficiency import efficiency_base
+from core.estimate import estimate
+from core.lengths import RequestLengths
+from core.plan import CapacityPlan, monthly_usd_at, plan
+from core.plan_spec import Plan
+from core.ranges import likely_range
+from core.scenario import Scenario
+
+THIS = "this scenario"
+PINNED = "pinned scenario"
+ON = " on "  # "llama-3.1-8b on l4"
+MAX_OPTIONS = 4
+MONTHS_PER_YEAR = 12
+Bill = Callable[[np.ndarray], np.ndarray]  # replies a day → USD a month
+
+
+@dataclass(frozen=True, slots=True)
+class Compared:
+    """One option's money and speed for the traffic compared; None where the tool has no figure."""
+
+    option: str  # its id, as the link carries it
+    kind: str  # "api", "self-hosted" or "scenario"
+    label: str  # in words: "Llama 3.1 8B on NVIDIA L4, self-hosted"
+    cost_per_reply_usd: float | None
+    monthly_usd: float | None
+    latency_s: float | None  # one reply, end to end (an API: None, not estimated)
+    ttft_s: float | None
+    latency_low_s: float | None = None  # the likely range of latency_s, where core.ranges has one
+    latency_high_s: float | None = None
+    confidence: str | None = None
+    note: str = ""  # what the figures are: the fleet in words, the prices' source, why there is no cost
+    plan: CapacityPlan | None = None  # a self-hosted option's search
+
+    @property
+    def yearly_usd(self) -> float | None:
+        return None if self.monthly_usd is None else self.monthly_usd * MONTHS_PER_YEAR
+
+
+def option_ids(model_ids: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """Every option a comparison may name: the scenarios, every API model, every model on every priced GPU."""
+    models = model_ids if model_ids is not None else tuple(presets.model_presets())
+    gpus = tuple(g for g, p in presets.gpu_presets().items() if p.gpu.price_usd_per_hour is not None)
+    return (THIS, PINNED, *(m.id for m in catalogue()), *(f"{m}{ON}{g}" for m in models for g in gpus))
+
+
+def self_hosted(option: str) -> tuple[str, str] | None:
+    """'llama-3.1-8b on l4' → ('llama-3.1-8b', 'l4'); None for any other id."""
+    model, on, gpu = option.partition(ON)
+    return (model, gpu) if on and model in presets.model_presets() and gpu in presets.gpu_presets() else None
+
+
+def _api(option: str, scenario: Scenario) -> Compared:
+    entry = lookup(option)
+    pricing = pricing_of(entry, scenario.pricing)
+    w = scenario.workload
+    per_reply = reply_cost(pricing, w.prompt_tokens, w.output_tokens, w.cached_prompt_tokens, w.cache_write_tokens)
+    usd = per_reply.total_usd
+    return Compared(
+        option, "api", f"{entry.id} (API)", usd,
+        float(monthly_cost_usd(usd, pricing.replies_per_day, pricing.days_per_month)), None, None,
+        note=f"{entry.provider_name}'s list prices",
+    )  # fmt: skip
+
+
+def _fleet(option: str, scenario: Scenario, spec: Plan) -> Compared:
+    model_id, gpu_id = self_hosted(option) or ("", "")
+    model, gpu = presets.model(model_id), presets.gpu(gpu_id)
+    engine = scenario.efficiency.label if scenario.efficiency.label != "ideal" else "typical"  # real GPUs
+    hosted = replace(scenario, model=model, gpu=gpu, efficiency=efficiency_base(engine, model))
+    w = scenario.workload
+    result = plan(hosted, replace(spec, gpu_ids=(gpu_id,)), RequestLengths(w.prompt_tokens, w.output_tokens))
+    label = f"{model.name} on {gpu.name}, self-hosted"
+    best = result.best
+    if best is None or best.point is None:
+        reasons = sorted({o.reason for o in result.failures})
+        why = reasons[0] if len(reasons) == 1 else f"{len(result.failures)} setups, none meets the targets"
+        return Compared(option, "self-hosted", label, None, None, None, None, note=why, plan=result)
+    monthly = best.monthly_cost_usd or 0.0
+    replies = scenario.pricing.replies_per_day * scenario.pricing.days_per_month
+    point = best.point
+    ttft = float(point.ttft_quantile_field(spec.ttft_quantile))
+    note = (
+        f"{best.total_gpus_at_peak:,} × {gpu.name} at the peak, TP {best.setup.gpus_per_replica}, "
+        f"{best.setup.precision_name}, {engine} engine; autoscaled"
+    )
+    return Compared(
+        option, "self-hosted", label, monthly / replies if replies else None, monthly,
+        float(point.e2e_s), ttft, note=note, plan=result,
+    )  # fmt: skip
+
+
+def _scenario(option: str, scenario: Scenario) -> Compared:
+    est = estimate(scenario)
+    likely = likely_range(est) if scenario.efficiency.label != "ideal" else None  # the lesson's maths: exact
+    prices = scenario.pricing.api_model or "typed prices"
+    w = scenario.workload
+    label = f"{option}: {prices}; latency of {scenario.model.name} on {w.gpu_count} × {scenario.gpu.name}"
+    return Compared(
+        option, "scenario", label, est.cost_per_reply_usd, est.monthly_cost_usd, est.total_s, est.ttft_s,
+        None if likely is None else likely.total_low_s, None if likely is None else likely.total_high_s,
+        None if likely is None else likely.confidence,
+        note=f"{w.prompt_tokens:,} → {w.output_tokens:,} tokens, {scenario.pricing.replies_per_day:,.0f} replies a day",
+    )  # fmt: skip
+
+
+def compare(options: tuple[str, ...], scenario: Scenario, spec: Plan, pinned: Scenario | None = None) -> list[Compared]:
+    """Each option for `scenario`'s traffic and reply shape (a scenario option: its own); ValueError for an unknown id."""
+    if len(options) > MAX_OPTIONS:
+        raise ValueError(f"options must be at most {MAX_OPTIONS}, got {len(options)}")
+    compared = []
+    for option in options:
+        if option == THIS:
+            compared.append(_scenario(THIS, scenario))
+        elif option == PINNED:
+            if pinned is None:
+                raise ValueError("options names the pinned scenario, but none is pinned")
+            compared.append(_scenario(PINNED, pinned))
+        elif self_hosted(option) is not None:
+            compared.append(_fleet(option, scenario, spec))
+        else:
+            compared.append(_api(option, scenario))  # lookup raises ValueError naming the closest ids
+    return compared
+
+
+def bill(compared: Compared, days_per_month: float) -> Bill:
+    """The option's monthly bill at any traffic: a line through zero at its cost per reply, or its fleet's."""
+    if compared.plan is not None:
+        result = compared.plan
+        return lambda replies: monthly_usd_at(result, replies)
+    per_reply = compared.cost_per_reply_usd
+    if per_reply is None:
+        return lambda replies: np.full(np.shape(replies), np.nan)
+    return lambda replies: np.asarray(replies, dtype=float) * per_reply * days_per_month

@@ -1,0 +1,73 @@
+"""The Compare page through the entry file (AppTest): the options in the link, core's figures in the
+table, the cheapest said in words, a typed latency, and the pin."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.compare import THIS, compare
+from core.plan_spec import Plan
+from core.scenario import Scenario
+
+TRAFFIC = {"replies": "1000000", "prompt": "1000", "out": "300"}
+
+
+def unescape(text: str) -> str:
+    return text.replace("\\", "")
+
+
+@pytest.fixture(scope="module")
+def page(open_app):
+    return open_app("compare", **TRAFFIC)  # the default three: gpt-4.1-mini, claude-haiku-4-5, Llama 3.1 8B on L4
+
+
+def test_the_default_options_are_the_decision_a_pm_makes(page) -> None:
+    table = page.main.dataframe[0].value
+    assert list(table.index) == ["openai/gpt-4.1-mini", "anthropic/claude-haiku-4-5", "llama-3.1-8b on l4"]
+    # gpt-4.1-mini $26,400 and haiku $75,000 a month (tests/core/test_compare.py derives them).
+    assert table["USD per month"].iloc[:2].tolist() == pytest.approx([26_400, 75_000])
+    assert table["latency (one reply)"].iloc[:2].tolist() == ["not estimated", "not estimated"]
+    fleet = compare(("llama-3.1-8b on l4",), Scenario.from_flat(TRAFFIC), Plan())[0]
+    assert table["USD per month"].iloc[2] == pytest.approx(fleet.monthly_usd)
+    # The fleet is the cheapest at a million replies a day: said first, in dollars.
+    (success,) = page.main.success
+    assert unescape(success.value).startswith("At 1,000,000 replies a day the cheapest is llama-3.1-8b on l4: $")
+    words = next(m.value for m in page.main.markdown if m.value.startswith("**By traffic:**"))
+    assert "openai/gpt-4.1-mini is the cheapest up to" in unescape(words) and "llama-3.1-8b on l4" in unescape(words)
+    assert len(page.get("plotly_chart")) == 2
+
+
+def test_a_typed_latency_shows_as_measured(open_app) -> None:
+    at = open_app("compare", **TRAFFIC, lat1="850")
+    table = at.main.dataframe[0].value
+    assert table["latency (one reply)"].iloc[0] == "850.00 ms (measured)"  # as every duration is shown
+    assert at.number_input(key="lat1").label == "Measured latency of openai/gpt-4.1-mini (ms)"
+    assert "lat3" not in {w.key for w in at.sidebar.number_input}  # option 3 is self-hosted: estimated
+
+
+def test_pinning_holds_the_scenario_against_its_edit(open_app) -> None:
+    at = open_app("compare", **TRAFFIC, cmp="openai/gpt-4.1-mini")
+    at.button[0].click().run()  # "Pin this scenario": the lesson's prices, 1,000 → 300 tokens
+    at.number_input(key="out").set_value(600).run()  # the edit: twice the reply
+    table = at.main.dataframe[0].value
+    assert list(table.index) == ["openai/gpt-4.1-mini", "pinned scenario", THIS]
+    # Lesson prices: pinned 1,000 × 0.5 + 300 × 1.5 = $0.00095 a reply; edited 1,000 × 0.5 + 600 × 1.5 = $0.0014.
+    assert table["USD per reply"].iloc[1:].tolist() == pytest.approx([0.00095, 0.0014])
+    assert at.text_input(key="pinned").value == "prompt=1000&out=300&replies=1000000"  # its short link
+
+
+def test_a_pasted_link_is_read_as_a_link_and_a_bad_option_warns(open_app) -> None:
+    at = open_app("compare", **TRAFFIC, cmp="pinned scenario", pinned="https://x.example/?out=abc&model=llama-3.1-8b")
+    warnings = unescape(" ".join(w.value for w in at.warning))
+    assert "Pinned scenario: Ignored out=abc" in warnings
+    assert at.text_input(key="pinned").value == "model=llama-3.1-8b"  # cleaned: the readable part kept
+    bad = open_app("compare", **TRAFFIC, cmp="openai/no-such-model")
+    assert "Ignored openai/no-such-model in cmp" in unescape(" ".join(w.value for w in bad.warning))
+
+
+def test_the_share_link_carries_the_options(open_app) -> None:
+    at = open_app("compare", **TRAFFIC, cmp="openai/gpt-4.1-mini,llama-3.1-8b on h100-sxm", lat1="900")
+    at.session_state["sb_share_open"] = True
+    at.run()
+    query = at.sidebar.code[0].value.split("?", 1)[1].split("&")
+    assert {"cmp=openai%2Fgpt-4.1-mini", "cmp=llama-3.1-8b+on+h100-sxm", "lat1=900"} <= set(query)

@@ -1,0 +1,91 @@
+"""Options side by side (core/compare.py): each option's bill derived by hand, a fleet is the plan's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from core import presets
+from core.compare import PINNED, THIS, bill, compare, option_ids, self_hosted
+from core.efficiency import efficiency_base
+from core.estimate import estimate
+from core.lengths import RequestLengths
+from core.plan import monthly_usd_at, plan
+from core.plan_spec import Plan
+from core.scenario import Scenario
+
+# The sidebar's traffic: 1,000,000 replies a day of 1,000 → 300 tokens, 30 days.
+SCENARIO = Scenario.from_flat({"replies": "1000000", "prompt": "1000", "out": "300"})
+SPEC = Plan()
+
+
+def test_api_options_are_billed_at_their_list_prices() -> None:
+    mini, haiku = compare(("openai/gpt-4.1-mini", "anthropic/claude-haiku-4-5"), SCENARIO, SPEC)
+    # gpt-4.1-mini: 1,000 × $0.40 + 300 × $1.60 per million = $0.00088 a reply; × 1,000,000 × 30 = $26,400.
+    assert mini.cost_per_reply_usd == pytest.approx(0.00088)
+    assert mini.monthly_usd == pytest.approx(26_400) and mini.yearly_usd == pytest.approx(316_800)
+    # claude-haiku-4-5: 1,000 × $1 + 300 × $5 per million = $0.0025 a reply; × 3e7 = $75,000.
+    assert haiku.monthly_usd == pytest.approx(75_000)
+    assert mini.latency_s is None and mini.kind == "api"  # not estimated
+    assert bill(mini, 30)(np.array([0.0, 2e6])) == pytest.approx([0, 52_800])  # a line through zero
+
+
+def test_a_self_hosted_option_is_the_plans_cheapest_fleet_on_that_gpu() -> None:
+    (fleet,) = compare(("llama-3.1-8b on l4",), SCENARIO, SPEC)
+    model = presets.model("llama-3.1-8b")
+    hosted = replace(SCENARIO, model=model, gpu=presets.gpu("l4"), efficiency=efficiency_base("typical", model))
+    expected = plan(hosted, replace(SPEC, gpu_ids=("l4",)), RequestLengths(1000, 300))
+    best = expected.best
+    assert best is not None and fleet.kind == "self-hosted"
+    assert fleet.monthly_usd == pytest.approx(best.monthly_cost_usd)
+    assert fleet.cost_per_reply_usd == pytest.approx(best.monthly_cost_usd / 3e7)
+    # Its latency is the plan's at the peak: the mean end to end, TTFT at the target percentile (p95).
+    assert fleet.latency_s == pytest.approx(float(best.point.e2e_s))
+    assert fleet.ttft_s == pytest.approx(float(best.point.ttft_p95_s))
+    assert best.setup.gpu.id == "l4" and "NVIDIA L4" in fleet.note
+    r = np.array([1e4, 1e6, 1e8])
+    assert bill(fleet, 30)(r) == pytest.approx(monthly_usd_at(expected, r))
+
+
+def test_a_fleet_that_meets_no_target_has_no_bill_and_says_why() -> None:
+    (fleet,) = compare(("llama-3.1-405b on l4",), SCENARIO, SPEC)  # 405 B parameters do not fit 8 × 24 GB
+    assert fleet.monthly_usd is None and fleet.cost_per_reply_usd is None and fleet.latency_s is None
+    assert "does not fit" in fleet.note or "none meets" in fleet.note
+    assert np.isnan(bill(fleet, 30)(np.array([1e6]))).all()
+
+
+def test_scenario_options_are_their_own_estimates_with_the_likely_range() -> None:
+    edited = Scenario.from_flat({"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm", "out": "800"})
+    this, pinned = compare((THIS, PINNED), edited, SPEC, pinned=SCENARIO)
+    est = estimate(edited)
+    assert (this.cost_per_reply_usd, this.monthly_usd, this.latency_s) == (
+        est.cost_per_reply_usd, est.monthly_cost_usd, est.total_s)  # fmt: skip
+    assert this.latency_low_s < this.latency_s < this.latency_high_s and this.confidence in (
+        "calibrated",
+        "extrapolated",
+    )
+    # The pinned lesson scenario: the lesson's exact figures ($0.00095 a reply: 1,000 × 0.5 + 300 × 1.5
+    # per million; 46.67 ms + 300 × 7 ms = 2.147 s) and no range (ideal physics is a calculation).
+    assert pinned.cost_per_reply_usd == pytest.approx(0.00095)
+    assert pinned.latency_s == pytest.approx(2.146667, rel=1e-5) and pinned.latency_low_s is None
+
+
+def test_bad_options_are_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="at most 4"):
+        compare(("openai/gpt-4.1-mini",) * 5, SCENARIO, SPEC)
+    with pytest.raises(ValueError, match="nothing is pinned|none is pinned"):
+        compare((PINNED,), SCENARIO, SPEC)
+    with pytest.raises(ValueError, match="gpt-4.1-mini"):  # the closest ids are suggested
+        compare(("openai/gpt-4.1-minx",), SCENARIO, SPEC)
+
+
+def test_the_option_ids() -> None:
+    ids = option_ids()
+    assert ids[:2] == (THIS, PINNED) and "openai/gpt-4.1-mini" in ids and "llama-3.1-8b on l4" in ids
+    assert len(ids) == len(set(ids))
+    assert self_hosted("llama-3.1-8b on l4") == ("llama-3.1-8b", "l4")
+    assert self_hosted("openai/gpt-4.1-mini") is None and self_hosted("nope on l4") is None
+    # Only GPUs with a rental price can be billed: none without one is offered.
+    assert not any(i.endswith(" on mi300x") for i in ids) or presets.gpu("mi300x").price_usd_per_hour is not None
