@@ -40,12 +40,22 @@ def _outward(value: float, up: bool, digits: int = 2) -> str:
     return f"{whole / scale:,.{max(decimals, 0)}f}"
 
 
+def _end(seconds: float, up: bool) -> tuple[str, str]:
+    """One end of a duration range and its unit, `duration`'s: ms below a second, s from one up."""
+    return (_outward(seconds * 1e3, up), "ms") if abs(seconds) < 1 else (_outward(seconds, up), "s")
+
+
 def duration_range(low: float, high: float) -> str:
-    """A likely range in its larger end's unit, two significant figures rounded outward: '63–760 ms', '3.2–8.8 s'."""
+    """A likely range, two significant figures rounded outward: '63–760 ms', '3.2–8.8 s', '77 ms–3.0 s'.
+
+    Each end in its own unit, so the end nearer a headline in ms reads in ms; one unit when they share it.
+    """
     if not (math.isfinite(low) and math.isfinite(high)):
         return "—"
-    scale, unit = (1e3, "ms") if abs(high) < 1 else (1.0, "s")
-    return f"{_outward(low * scale, up=False)}–{_outward(high * scale, up=True)} {unit}"
+    (low_text, low_unit), (high_text, high_unit) = _end(low, up=False), _end(high, up=True)
+    if low_unit == high_unit:
+        return f"{low_text}–{high_text} {high_unit}"
+    return f"{low_text} {low_unit}–{high_text} {high_unit}"
 
 
 def ms(seconds: float, digits: int = 2) -> str:

@@ -110,10 +110,9 @@ def test_the_lessons_ideal_physics_shows_its_numbers_and_no_range(open_app) -> N
 
 def test_an_engine_never_measured_in_the_regime_is_extrapolated_and_says_so(open_app) -> None:
     # MLX at batch 8: no MLX row at batch > 1 in the fit or validation set, so the batch > 1 spreads
-    # × 1.5: TTFT (-0.285, 3.345) → 102.87 ms × e^-0.285 = 77.36 ms; × e^3.345 = 2,917.5 ms; in seconds (the high
-    # end is past one) 0.0773 down to 0.077 and 2.9175 up to 3.0.
+    # × 1.5: TTFT (-0.285, 3.345) → 102.87 ms × e^-0.285 = 77.36 ms → 77 ms; × e^3.345 = 2,917.5 ms → 3.0 s.
     at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="mlx", batch="8")
-    assert deltas(at)["Time to first token"] == "likely 0.077–3.0 s"
+    assert deltas(at)["Time to first token"] == "likely 77 ms–3.0 s"
     words = "extrapolated: no measurements of MLX (mlx-lm) at batches above 1, so the range is 1.5× wider on each side"
     assert words in captions(at)
     assert "Extrapolated: no measurements" in helps(at)["Time to first token"]
@@ -185,7 +184,8 @@ def test_the_roofline_at_the_defaults_is_ideal_physics(open_app) -> None:
         (0.0070, 0.0090, "7.0–9.0 ms"),  # exact values stay put (7.0 × 10 is not rounded up to 71)
         (0.0070, 0.0099999, "7.0–10 ms"),  # 9.99 up is 10, not 10.0
         (0.0995, 0.998, "99–1,000 ms"),
-        (0.077, 2.9175, "0.077–3.0 s"),
+        (0.07736, 2.9175, "77 ms–3.0 s"),  # each end in its own unit: the low one reads beside a TTFT in ms
+        (0.9951, 1.0, "990 ms–1.0 s"),
     ],
 )
 def test_duration_ranges_round_outward_to_two_figures(low: float, high: float, shown: str) -> None:
