@@ -27,6 +27,37 @@ def durations(first: float, second: float) -> tuple[str, str]:
     return f"{first:,.2f} s", f"{second:,.2f} s"
 
 
+def _outward(value: float, up: bool, digits: int = 2) -> str:
+    """`value` to `digits` significant figures, rounded up or down: a range never shown narrower than computed."""
+    if not math.isfinite(value) or value <= 0:
+        return "0" if value == 0 else "—"
+    decimals = digits - 1 - math.floor(math.log10(value))
+    scale = 10.0**decimals
+    # The tolerance keeps 7.0 × 10 = 70.000000001 from rounding up to 71.
+    whole = math.ceil(value * scale - 1e-9) if up else math.floor(value * scale + 1e-9)
+    if whole == 10**digits:  # 9.96 rounded up is 10, not 10.0
+        whole, decimals, scale = 10 ** (digits - 1), decimals - 1, scale / 10
+    return f"{whole / scale:,.{max(decimals, 0)}f}"
+
+
+def _end(seconds: float, up: bool) -> tuple[str, str]:
+    """One end of a duration range and its unit, `duration`'s: ms below a second, s from one up."""
+    return (_outward(seconds * 1e3, up), "ms") if abs(seconds) < 1 else (_outward(seconds, up), "s")
+
+
+def duration_range(low: float, high: float) -> str:
+    """A likely range, two significant figures rounded outward: '63–760 ms', '3.2–8.8 s', '77 ms–3.0 s'.
+
+    Each end in its own unit, so the end nearer a headline in ms reads in ms; one unit when they share it.
+    """
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "—"
+    (low_text, low_unit), (high_text, high_unit) = _end(low, up=False), _end(high, up=True)
+    if low_unit == high_unit:
+        return f"{low_text}–{high_text} {high_unit}"
+    return f"{low_text} {low_unit}–{high_text} {high_unit}"
+
+
 def ms(seconds: float, digits: int = 2) -> str:
     return f"{seconds * 1e3:,.{digits}f} ms"
 
@@ -53,6 +84,11 @@ def gigabytes(n_bytes: float) -> str:
 
 def tokens_per_s(rate: float) -> str:
     return f"{rate:,.0f} tok/s"
+
+
+def tokens_per_s_range(low: float, high: float) -> str:
+    """'56–160 tok/s': two significant figures rounded outward, like `duration_range`."""
+    return f"{_outward(low, up=False)}–{_outward(high, up=True)} tok/s"
 
 
 def flop_per_byte(intensity: float) -> str:

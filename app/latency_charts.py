@@ -9,8 +9,11 @@ import plotly.graph_objects as go
 
 from app import formatting as fmt
 from app import theme
-from app.figures import Numbers, axis, figure, hover_xy, line, ms, points, thin
+from app.figures import Numbers, Trace, axis, figure, hover_xy, line, ms, points, thin
 from core.fit import LineFit
+
+# The decode colour, faint: the band sits under the model's line, which keeps its full colour.
+BAND_FILL = "rgba({}, {}, {}, 0.22)".format(*(int(theme.DECODE[i : i + 2], 16) for i in (1, 3, 5)))
 
 
 def latency_line(
@@ -21,17 +24,21 @@ def latency_line(
     fit: LineFit | None = None,
     measured_name: str = "simulated measurements",
     chord: tuple[int, float] | None = None,
+    band: tuple[Numbers, Numbers] | None = None,
 ) -> go.Figure:
     """Total latency (ms) against output tokens: the model's line from TTFT at M = 0, points, their fit.
 
     `measured` is (output tokens, latency in seconds). `chord` = (M, TPOT s) draws the
     straight TTFT + M × TPOT beside a curve that bends (a KV cache: each step reads more
     than the last), so the two can be told apart; without one the model is that line.
+    `band` = (low, high) total latency in seconds at M = 0 and at each of `output_tokens`:
+    the likely range, shaded under everything else.
     """
     x, y = thin([0.0, *output_tokens], [ttft_s, *latency_s])
     name = f"TTFT (prefill) {fmt.duration(ttft_s)}"
     model_name = "model: TTFT + Σ decode steps" if chord else "model: TTFT + M × TPOT"
-    traces = [
+    traces = [] if band is None else _band([0.0, *output_tokens], *band)
+    traces += [
         line(x, ms(y), model_name, theme.DECODE, hover_xy("tokens", "model"), width=3),
         points(
             [0],
@@ -80,6 +87,17 @@ def latency_line(
         xaxis=axis("output tokens (M)", rangemode="tozero"),
         yaxis=axis("total latency (ms)", rangemode="tozero"),
     )
+
+
+def _band(output_tokens: Numbers, low_s: Numbers, high_s: Numbers) -> list[Trace]:
+    """The likely range as a filled area: an invisible low edge, then the high edge filled down to it."""
+    x, low, high = thin(output_tokens, low_s, high_s)
+    edge = {"color": BAND_FILL, "width": 0}
+    return [
+        line(x, ms(low), "likely low", BAND_FILL, hover_xy("tokens", "likely low"), showlegend=False, line=edge),
+        line(x, ms(high), "likely range (about 80% of real servers)", BAND_FILL, hover_xy("tokens", "likely high"),
+             fill="tonexty", fillcolor=BAND_FILL, line=edge),
+    ]  # fmt: skip
 
 
 def asymmetry_bars(tokens: int, prompt_s: float, output_s: float) -> go.Figure:

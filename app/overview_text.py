@@ -4,11 +4,13 @@ what the self-hosting numbers describe. Every user-typed name goes through `plai
 from __future__ import annotations
 
 from app import formatting as fmt
+from app.likely import engine_phrase, is_ideal
 from app.safe import plain
 from core.api_prices import snapshot
 from core.billing import catalogue_entry
 from core.estimate import Estimate
 from core.memory import MemoryPlan
+from core.ranges import LikelyRange
 from core.scenario import Scenario
 
 MONTH_HELP = "Cost per reply × replies a day × days a month."
@@ -62,9 +64,10 @@ def self_hosting_line(scenario: Scenario) -> str:
     w = scenario.workload
     gpus = f"{w.gpu_count} × " if w.gpu_count > 1 else "one "
     batch = "one request at a time" if w.batch_size == 1 else f"a static batch of {w.batch_size:,} requests together"
+    served = engine_phrase(scenario) if is_ideal(scenario) else f"served by {engine_phrase(scenario)}"
     line = (
         f"If you served the replies yourself: {plain(scenario.model.name)} on {gpus}{plain(scenario.gpu.name)}, "
-        f"{scenario.precision.weight_bits:g}-bit weights, {plain(scenario.efficiency.label)} engine, {batch} "
+        f"{scenario.precision.weight_bits:g}-bit weights, {served}, {batch} "
         "(set under 'Self-hosting' in the sidebar)."
     )
     if scenario.pricing.api_model is not None:
@@ -73,6 +76,20 @@ def self_hosting_line(scenario: Scenario) -> str:
             "model's, not that API's."
         )
     return line
+
+
+def likely_ranges(rng: LikelyRange | None) -> dict[str, str]:
+    """Each headline metric's likely range ('63–760 ms'), by label; none without a range (ideal physics)."""
+    if rng is None:
+        return {}
+    return {
+        "Time to first token": fmt.duration_range(rng.ttft_low_s, rng.ttft_high_s),
+        "Time per output token": fmt.duration_range(rng.tpot_low_s, rng.tpot_high_s),
+        "Total latency": fmt.duration_range(rng.total_low_s, rng.total_high_s),
+        # One user's stream is 1 ÷ TPOT, so its range is TPOT's, turned over.
+        "Each user's stream": fmt.tokens_per_s_range(1 / rng.tpot_high_s, 1 / rng.tpot_low_s),
+        "Whole batch's output": fmt.tokens_per_s_range(rng.output_tokens_per_s_low, rng.output_tokens_per_s_high),
+    }
 
 
 def ttft_meaning(scenario: Scenario) -> str:

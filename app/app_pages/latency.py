@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import compute, latency_charts, lesson_scenarios, page_inputs
+from app import compute, latency_charts, lesson_scenarios, likely, page_inputs
 from app import formatting as fmt
 from app.measurements import EXAMPLE, MAX_BYTES, MAX_ROWS
 from app.page_inputs import SIMULATIONS
@@ -45,6 +45,8 @@ else:
         f"(prefilling {fmt.tokens(scenario.workload.prefill_tokens)}), then {fmt.ms(est.tpot_s)} (TPOT) for "
         "every output token, because the model runs once per token and (with no KV cache) every step is the same."
     )
+rng = likely.shown_range(est)  # None on ideal physics: the lesson's calculation has no range
+st.caption(likely.latency_summary(scenario, est, rng))
 
 st.caption("Doing the Day 36 lesson? Load its scenario and the lab's simulation:")
 lesson_scenarios.buttons()
@@ -55,17 +57,21 @@ simulation = str(page_inputs.value("sim"))
 sim_tokens = simulated_lengths(out, simulation)
 sim_s = compute.cached_simulation(est.ttft_s, est.tpot_s, sim_tokens, seed)
 sim_fit = fit_latency_line(sim_tokens, sim_s)
+tpot_note, ttft_note = ({}, {}) if rng is None else (
+    {"delta": f"likely {fmt.duration_range(rng.tpot_low_s, rng.tpot_high_s)}", "help": likely.metric_help(scenario, rng), **NOTE},
+    {"delta": f"likely {fmt.duration_range(rng.ttft_low_s, rng.ttft_high_s)}", "help": likely.metric_help(scenario, rng), **NOTE},
+)  # fmt: skip
 cols = st.columns(4)
-cols[0].metric("TPOT, model", fmt.ms(est.tpot_s))
+cols[0].metric("TPOT, model", fmt.ms(est.tpot_s), **tpot_note)
 cols[1].metric("TPOT, fitted (slope)", fmt.ms(sim_fit.tpot_s, 3))
-cols[2].metric("TTFT, model", fmt.ms(est.ttft_s))
+cols[2].metric("TTFT, model", fmt.ms(est.ttft_s), **ttft_note)
 cols[3].metric("TTFT, fitted (intercept)", fmt.ms(sim_fit.ttft_s))
-st.plotly_chart(
-    config=PLOTLY_CONFIG,
-    figure_or_data=compute.shared_figure(
-        latency_charts.latency_line, line_tokens, line_s, est.ttft_s, (sim_tokens, sim_s), sim_fit, chord=chord
-    ),
+band = likely.latency_band(est, line_s)
+simulated = (sim_tokens, sim_s)
+line_figure = compute.shared_figure(
+    latency_charts.latency_line, line_tokens, line_s, est.ttft_s, simulated, sim_fit, chord=chord, band=band
 )
+st.plotly_chart(config=PLOTLY_CONFIG, figure_or_data=line_figure)
 capped = f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast."
 st.caption(
     f"Seed {seed}, {SIMULATIONS[simulation]}: each of the {fmt.count(sum(sim_tokens))} simulated decode steps takes "
@@ -151,9 +157,8 @@ if data is not None:
     user_tokens = output_grid(max(2 * out, int(data.output_tokens.max())))
     user_line = compute.cached_latency_line(scenario, user_tokens)
     measured = (data.output_tokens, data.latency_s)
-    st.plotly_chart(
-        config=PLOTLY_CONFIG,
-        figure_or_data=latency_charts.latency_line(
-            user_tokens, user_line, est.ttft_s, measured, fit, "your measurements", chord=chord
-        ),
+    user_band = likely.latency_band(est, user_line)
+    user_figure = latency_charts.latency_line(
+        user_tokens, user_line, est.ttft_s, measured, fit, "your measurements", chord=chord, band=user_band
     )
+    st.plotly_chart(config=PLOTLY_CONFIG, figure_or_data=user_figure)

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from app import formatting as fmt
+from app import likely
 from app import overview_text as words
 from app.compute import cached_critical_batch, cached_estimate
 from app.state import current_scenario
@@ -23,14 +24,16 @@ reply.metric("Cost per reply", fmt.usd(est.cost_per_reply_usd), help="Prompt tok
 year.metric("Yearly bill", fmt.usd(12 * est.monthly_cost_usd), help="Twelve of those months.")
 st.markdown(words.price_source_line(scenario))
 st.markdown(words.what_drives_it(est))
-st.page_link("app/app_pages/bill.py", label="The bill in detail: short against long replies, the bill against traffic",
-             icon=":material/payments:")  # fmt: skip
+# Short enough for one line on a 390-px phone (a page link does not wrap: it is cut).
+st.page_link("app/app_pages/bill.py", label="The bill in detail: reply length, traffic", icon=":material/payments:")
 
 # --- self-hosting: latency and hardware, for engineers ------------------------------------
 st.header("Self-hosting: latency and hardware", divider="gray")
 st.caption(words.self_hosting_line(scenario))
 row1, row2 = st.columns(3, border=True), st.columns(3, border=True)
 ttft, tpot, total = (fmt.duration(t) for t in (est.ttft_s, est.tpot_s, est.total_s))
+rng = likely.shown_range(est)  # None on ideal physics: the lesson's calculation has no range
+ranges = words.likely_ranges(rng)
 metrics = (  # label, value, what it means
     ("Time to first token", ttft, words.ttft_meaning(scenario)),
     ("Time per output token", tpot, "Each further token is a full pass over the model: the reply's clock ticks at this rate."),
@@ -42,9 +45,13 @@ metrics = (  # label, value, what it means
     ("Prompt vs output token", f"{fmt.ratio(est.output_token_vs_prompt_token)}",
      "One output token takes as long as this many prompt tokens: prompt tokens share one pass."),
 )  # fmt: skip
+range_help = likely.metric_help(scenario, rng) if rng else None
 for column, (label, value, meaning) in zip([*row1, *row2], metrics, strict=True):
-    column.metric(label, value)
+    shown = ranges.get(label)  # the likely range as a plain note under the number: no arrow, no colour
+    delta = f"likely {shown}" if shown else None
+    column.metric(label, value, delta, delta_color="off", delta_arrow="off", help=range_help if shown else None)
     column.caption(meaning)
+st.caption(likely.range_note(scenario, rng))
 
 st.subheader("Which wall you are against")
 step, machine = est.decode, est.machine

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import compute, roofline_charts
+from app import compute, likely, roofline_charts
 from app import formatting as fmt
 from app.state import current_scenario
 from app.sweeps import sweep_batches, table_batches
@@ -30,7 +30,8 @@ balance = est.machine.balance_flop_per_byte
 
 st.title("Roofline & batching")
 st.markdown(
-    f"A step takes the longer of reading its bytes and doing its maths. This machine needs "
+    f"A step takes the longer of reading its bytes and doing its maths. {likely.roofline_engine_line(scenario, est.machine)} "
+    "This machine needs "
     f"**{fmt.flop_per_byte(balance)}** to keep its compute busy (the ridge); a decode step at batch "
     f"{fmt.count(batch)} (the mean over the reply, at {fmt.count(est.decode.context_tokens)} tokens of context) does "
     f"{fmt.flop_per_byte(est.decode.intensity_flop_per_byte)}, so it is **{est.decode.bound}-bound**. "
@@ -72,8 +73,11 @@ st.plotly_chart(
         roofline_charts.roofline, *machine, batches, table.intensity_flop_per_byte, prefill, peaks
     ),
 )
+fixed = est.decode.fixed_time_s
+fixed_costs = f": {fmt.ms(fixed, 3)} per decode step on {likely.engine_name(scenario)} here" if fixed > 0 else ""
 st.caption(
-    "Points sit on the roof: it is a bound. Fixed per-step costs (kernel launches, all-reduces) come on top. "
+    f"Points sit on the roof: it is a bound. Fixed per-step costs (kernel launches, all-reduces) come on top"
+    f"{fixed_costs}. "
     f"Prefill of {fmt.tokens(scenario.workload.prefill_tokens)} (the whole batch, one pass): "
     f"{fmt.flop_per_byte(prefill)}, "
     f"{est.prefill.bound}-bound."

@@ -74,6 +74,27 @@ def test_latency_line_without_measurements_has_two_traces():
     assert [t.name.split(":")[0] for t in fig.data] == ["model", "TTFT (prefill) 10.00 ms"]
 
 
+def test_latency_line_band_is_a_filled_area_under_the_line():
+    # A line at 0, 1, 2 tokens: TTFT 10 ms, then 7 ms a token; the band's low and high edges in seconds
+    # at M = 0, 1, 2 (the page gets them from app.likely.latency_band), drawn in ms.
+    low, high = [0.009, 0.015, 0.021], [0.100, 0.115, 0.130]
+    fig = latency_charts.latency_line([1, 2], [0.017, 0.024], 0.010, band=(low, high))
+    edge, area = fig.data[0], fig.data[1]  # first: under everything else
+    assert edge.name == "likely low" and edge.showlegend is False and edge.fill is None
+    assert area.name == "likely range (about 80% of real servers)" and area.fill == "tonexty"
+    assert list(edge.x) == list(area.x) == [0, 1, 2]
+    assert list(edge.y) == pytest.approx([9, 15, 21]) and list(area.y) == pytest.approx([100, 115, 130])
+    assert area.fillcolor == latency_charts.BAND_FILL == "rgba(230, 159, 0, 0.22)"  # theme.DECODE, faint
+    assert _trace(fig, "model").y[0] == pytest.approx(10)  # the line is unchanged on top
+    # A long line's band is thinned with it: within the figure budget.
+    tokens = np.arange(1, 100_001)
+    line_s = 0.01 + 0.007 * tokens
+    band = (np.concatenate([[0.009], 0.009 + 0.006 * tokens]), np.concatenate([[0.1], 0.1 + 0.015 * tokens]))
+    fig = latency_charts.latency_line(tokens, line_s, 0.01, band=band)
+    assert len(fig.data[0].x) <= figures.MAX_POINTS and len(fig.data[1].x) <= figures.MAX_POINTS
+    assert len(fig.to_json()) <= MAX_JSON
+
+
 def test_asymmetry_bars(run):
     # The lesson's punchline: 500 prompt tokens 23.33 ms, 500 output tokens 3,500 ms.
     fig = latency_charts.asymmetry_bars(500, run.part1.prompt_as_input_s, run.part1.prompt_as_output_s)

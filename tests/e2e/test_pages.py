@@ -61,6 +61,12 @@ def metric(page: Page, label: str) -> Locator:
     return page.get_by_test_id("stMetric").filter(has=label_locator).get_by_test_id("stMetricValue")
 
 
+def metric_note(page: Page, label: str) -> Locator:
+    """The note under a metric's value (its delta: the likely range), for the metric labelled exactly `label`."""
+    label_locator = page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True)
+    return page.get_by_test_id("stMetric").filter(has=label_locator).get_by_test_id("stMetricDelta")
+
+
 def sidebar_number(page: Page, label: str) -> Locator:
     return page.get_by_test_id("stSidebar").get_by_role("spinbutton", name=label, exact=True)
 
@@ -105,6 +111,24 @@ def test_overview_shows_the_lessons_numbers(page: Page) -> None:
     expect_no_exception(page)
     # The defaults are a clean link: no warning anywhere.
     expect(page.get_by_test_id("stAlertContentWarning")).to_have_count(0)
+    # Ideal physics is the lesson's calculation: no likely range under any number.
+    expect(page.get_by_test_id("stMetricDelta")).to_have_count(0)
+
+
+def test_a_real_engine_shows_likely_ranges_and_the_band(page: Page) -> None:
+    # Llama 3.1 8B on an H100 under vLLM: tests/app/test_likely_ranges.py derives these from core.ranges.
+    open_page(page, "/?model=llama-3.1-8b&gpu=h100-sxm&engine=vllm")
+    expect(metric(page, "Time to first token")).to_have_text("69.64 ms")
+    expect(metric_note(page, "Time to first token")).to_have_text("likely 63–760 ms")
+    expect(metric_note(page, "Total latency")).to_have_text("likely 3.2–8.8 s")
+    expect(page.get_by_test_id("stMain")).to_contain_text("calibrated on vLLM measurements at batch 1")
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Latency line").click()
+    expect(metric_note(page, "TPOT, model")).to_have_text("likely 6.3–17 ms")
+    expect_charts_drawn(page, 2)
+    chart = page.get_by_test_id("stPlotlyChart").first
+    expect(chart).to_contain_text("likely range (about 80% of real servers)")  # the band's legend entry
+    expect(chart.locator(".cartesianlayer path.js-fill")).to_have_count(1)  # and its filled area, drawn
+    expect_no_exception(page)
 
 
 def test_latency_line_shows_ttft_and_tpot(page: Page) -> None:

@@ -19,6 +19,7 @@ from tests.e2e.test_pages import LOAD_TIMEOUT_MS, expect_charts_drawn, expect_no
 PHONE = {"width": 390, "height": 2400}  # a phone's width; tall, since stMain scrolls by itself
 PAGES = [  # (path, plotly charts on the page, screenshot name)
     ("/", 0, "phone-overview.png"),
+    ("/?model=llama-3.1-8b&gpu=h100-sxm&engine=vllm", 0, "phone-overview-vllm.png"),  # likely ranges under numbers
     ("/latency?model=llama-3.1-8b&gpu=l4", 2, "phone-latency.png"),
     ("/roofline?model=llama-3.1-8b&gpu=h100-sxm", 2, "phone-roofline.png"),
     ("/bill?api=openai/gpt-4.1-mini", 2, "phone-bill.png"),

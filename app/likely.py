@@ -1,0 +1,155 @@
+"""The engine and the likely ranges as the pages show them: the words, and the band under the latency line.
+
+`core.ranges.likely_range` gives every estimate a range, the ideal machine's included (as
+"extrapolated"). The pages show none for ideal physics: it is the lesson's calculation, reproduced
+to the digit, not a prediction of a real server, and no measurement was ever taken of it. Every
+engine's estimate gets core's range beside its headline numbers, with its confidence in words.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from app import formatting as fmt
+from app.figures import Numbers
+from core.efficiency import IDEAL, efficiency_base
+from core.engine import ALIASES, ENGINES
+from core.estimate import Estimate
+from core.parallel import Machine
+from core.ranges import COVERAGE, EXTRAPOLATION_WIDENING, LikelyRange, likely_range, spread
+from core.scenario import Scenario
+
+REGIME_WORDS = {"batch 1": "at batch 1", "batch > 1": "at batches above 1", "MoE": "on mixtures of experts"}
+NO_RANGE = (
+    "Ideal physics (the lesson's machine: datasheet peaks, nothing added) is a calculation, reproduced to the "
+    "digit, not a prediction of a real server: no likely range. Pick an engine under 'Self-hosting' in the "
+    "sidebar for estimates with one."
+)
+
+
+def shown_range(est: Estimate) -> LikelyRange | None:
+    """core's likely range for the estimate, or None on ideal physics (see the module's docstring)."""
+    return None if is_ideal(est.scenario) else likely_range(est)
+
+
+def is_ideal(scenario: Scenario) -> bool:
+    return scenario.efficiency.label == IDEAL.label
+
+
+def engine_name(scenario: Scenario) -> str:
+    """'vLLM', 'the typical engine', 'ideal physics': the engine in words, as a sentence's object."""
+    label = scenario.efficiency.label
+    if label == IDEAL.label:
+        return "ideal physics"
+    profile_id = ALIASES.get(label, label)
+    if profile_id == "typical":
+        return "the typical engine"
+    return ENGINES[profile_id].name if profile_id in ENGINES else "a custom engine"
+
+
+def efficiency_edited(scenario: Scenario) -> bool:
+    """Whether the efficiency numbers differ from the engine's own for this model (sidebar edits)."""
+    label = scenario.efficiency.label
+    if label != IDEAL.label and ALIASES.get(label, label) not in ENGINES:
+        return True
+    base = efficiency_base(label, scenario.model)
+    return replace(base, label=label) != scenario.efficiency
+
+
+def engine_phrase(scenario: Scenario) -> str:
+    """'vLLM (MBU 73.0%, MFU 48.0%)': the engine and the share of the datasheet it reaches."""
+    e = scenario.efficiency
+    if is_ideal(scenario) and not efficiency_edited(scenario):
+        return "ideal physics (MBU = MFU = 100%, nothing added)"
+    edited = ", your edited numbers" if efficiency_edited(scenario) else ""
+    return f"{engine_name(scenario)} (MBU {fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{edited})"
+
+
+def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
+    """The roofline page's sentence on the engine: which one, and how much of the datasheet its kernels reach."""
+    e = scenario.efficiency
+    if is_ideal(scenario) and not efficiency_edited(scenario):
+        return "The engine is **ideal physics**: MBU = MFU = 100%, so the roof below is the datasheet's own."
+    edited = " (your edited numbers)" if efficiency_edited(scenario) else ""
+    line = (
+        f"The engine is **{engine_name(scenario)}**{edited}: its kernels reach {fmt.percent(e.mbu)} of the "
+        f"datasheet's memory bandwidth (MBU) and {fmt.percent(e.mfu)} of its compute (MFU), so its roof (solid) "
+        "sits under the datasheet's (dotted)."
+    )
+    shares = [f"{what} {fmt.percent(share)} of that {of}" for what, share, of in (
+        ("their reads reach", e.dequant_bandwidth, "bandwidth"), ("their maths", e.dequant_compute, "compute")
+    ) if share != 1]  # fmt: skip
+    if machine.dequantised and shares:
+        bits = f"{scenario.precision.weight_bits:g}"
+        line += f" These {bits}-bit weights are unpacked inside the matmul: {' and '.join(shares)}."
+    return line
+
+
+def confidence_words(scenario: Scenario, rng: LikelyRange) -> str:
+    """'calibrated on vLLM measurements at batch 1', or why the range is extrapolated (and wider)."""
+    name = engine_name(scenario)
+    who = "typical-engine" if name == "the typical engine" else name
+    where = REGIME_WORDS.get(rng.regime, f"in this regime ({rng.regime})")
+    if rng.confidence == "calibrated":
+        words = f"calibrated on {who} measurements {where}"
+    else:
+        words = (
+            f"extrapolated: no measurements of {name} {where}, so the range is "
+            f"{EXTRAPOLATION_WIDENING:g}× wider on each side"
+        )
+    if efficiency_edited(scenario):
+        words += " (measured on the engine's own efficiency numbers, not your edits)"
+    return words
+
+
+def range_note(scenario: Scenario, rng: LikelyRange | None) -> str:
+    """The caption under the headline numbers: what 'likely' means, how sure it is, or why there is none."""
+    if rng is None:
+        return NO_RANGE
+    return (
+        f"Likely: where about {COVERAGE:.0%} of real measurements of this kind fall, sized on published "
+        f"measurements the model was never fitted on; {confidence_words(scenario, rng)}. Real servers mostly run "
+        "slower than the model, so the ranges reach further up than down."
+    )
+
+
+def latency_summary(scenario: Scenario, est: Estimate, rng: LikelyRange | None) -> str:
+    """The latency page's line on the engine and the reply's likely total, or why there is no range."""
+    out = fmt.count(scenario.workload.output_tokens)
+    if rng is None:
+        return NO_RANGE if not efficiency_edited(scenario) else f"Engine: {engine_phrase(scenario)}. {NO_RANGE}"
+    total = fmt.duration_range(rng.total_low_s, rng.total_high_s)
+    rate = fmt.tokens_per_s_range(rng.output_tokens_per_s_low, rng.output_tokens_per_s_high)
+    return (
+        f"Engine: {engine_phrase(scenario)}. At M = {out}, total {fmt.duration(est.total_s)} (likely {total}), "
+        f"output {fmt.tokens_per_s(est.output_tokens_per_s)} (likely {rate}): the shaded band on the chart. "
+        f"{range_note(scenario, rng)}"
+    )
+
+
+def metric_help(scenario: Scenario, rng: LikelyRange) -> str:
+    """A headline metric's tooltip: the same, in two sentences."""
+    words = confidence_words(scenario, rng)
+    return (
+        f"Likely range: where about {COVERAGE:.0%} of real measurements of this kind fall. "
+        f"{words[0].upper()}{words[1:]}; engine: {engine_phrase(scenario)}."
+    )
+
+
+def latency_band(est: Estimate, latency_s: Numbers) -> tuple[np.ndarray, np.ndarray] | None:
+    """Total latency's likely low and high (s) at M = 0 and at each length of `latency_s` (the model's line).
+
+    core's total range at every M: TTFT × e^(its spread) + the decode steps (line − TTFT) ×
+    e^(TPOT's spread), each at its own bound; at the scenario's own M it is `likely_range`'s
+    total. None on ideal physics.
+    """
+    if shown_range(est) is None:
+        return None
+    ttft, tpot = spread(est.scenario, "ttft"), spread(est.scenario, "tpot")
+    decode = np.concatenate([[0.0], np.asarray(latency_s, dtype=float) - est.ttft_s])
+    low = est.ttft_s * math.exp(ttft.low) + decode * math.exp(tpot.low)
+    high = est.ttft_s * math.exp(ttft.high) + decode * math.exp(tpot.high)
+    return low, high

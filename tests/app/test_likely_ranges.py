@@ -1,0 +1,197 @@
+"""The likely ranges and the engine on the pages (issue 8 §3): beside each latency headline, on the
+Overview and the Latency line, and the engine's efficiency on the Roofline (AppTest, no browser).
+
+The real case is Llama 3.1 8B on one H100 SXM under vLLM, batch 1, 200-token prompt, 500-token
+reply (`python -m core estimate --model llama-3.1-8b --gpu h100-sxm --engine vllm --json`):
+TTFT 69.644 ms, TPOT 7.4503 ms, total 3,794.77 ms (decode 3,725.13 ms), 131.76 tok/s. Its regime
+is "batch 1", where vLLM has measurements, so the range is calibrated and `core.ranges.SPREADS`
+gives TTFT (-0.09, 2.38) and TPOT (-0.16, 0.77): × e^-0.09 = 0.9139 to × e^2.38 = 10.805 and
+× e^-0.16 = 0.8521 to × e^0.77 = 2.1598. Ranges are shown to two significant figures, the low
+end rounded down and the high end up.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app import formatting as fmt
+from app import likely
+from core.estimate import estimate
+from core.ranges import likely_range
+from core.scenario import Scenario
+
+LLAMA_8B_VLLM = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm"}
+EXPECTED_8B = {
+    # 69.644 ms × 0.9139 = 63.65 → 63; × 10.805 = 752.5 → 760
+    "Time to first token": "likely 63–760 ms",
+    # 7.4503 ms × 0.8521 = 6.349 → 6.3; × 2.1598 = 16.09 → 17
+    "Time per output token": "likely 6.3–17 ms",
+    # 63.65 + 3,725.13 × 0.8521 = 3,238.0 ms → 3.2 s; 752.5 + 3,725.13 × 2.1598 = 8,797.9 ms → 8.8 s
+    "Total latency": "likely 3.2–8.8 s",
+    # one user's stream is 1 ÷ TPOT: 1 ÷ 16.09 ms = 62.1 → 62; 1 ÷ 6.349 ms = 157.5 → 160
+    "Each user's stream": "likely 62–160 tok/s",
+    # 500 tokens ÷ 8.7979 s = 56.8 → 56; ÷ 3.2380 s = 154.4 → 160
+    "Whole batch's output": "likely 56–160 tok/s",
+}
+CALIBRATED_8B = "calibrated on vLLM measurements at batch 1"
+
+
+def deltas(at: AppTest) -> dict[str, str]:
+    """Each metric's note under its value (Streamlit's delta, shown without arrow or colour)."""
+    return {m.label: m.delta for m in at.main.metric if m.delta}
+
+
+def helps(at: AppTest) -> dict[str, str]:
+    return {m.label: m.help for m in at.main.metric}
+
+
+def captions(at: AppTest) -> str:
+    return "\n".join(c.value for c in at.main.caption)
+
+
+def chart_names(at: AppTest, index: int = 0) -> list[str]:
+    spec = json.loads(at.get("plotly_chart")[index].proto.spec)
+    return [trace.get("name", "") for trace in spec["data"]]
+
+
+@pytest.fixture(scope="module")
+def llama_overview(open_app) -> AppTest:
+    return open_app(**LLAMA_8B_VLLM)
+
+
+@pytest.fixture(scope="module")
+def llama_latency(open_app) -> AppTest:
+    return open_app("latency", **LLAMA_8B_VLLM)
+
+
+def test_the_overview_shows_cores_likely_range_beside_each_latency_headline(llama_overview) -> None:
+    assert deltas(llama_overview) == EXPECTED_8B
+    # The same strings from core's own range through the app's formatting: the page adds nothing of its own.
+    rng = likely_range(estimate(Scenario.from_flat(LLAMA_8B_VLLM)))
+    assert rng.confidence == "calibrated" and rng.regime == "batch 1"
+    assert EXPECTED_8B["Time to first token"] == f"likely {fmt.duration_range(rng.ttft_low_s, rng.ttft_high_s)}"
+    assert EXPECTED_8B["Time per output token"] == f"likely {fmt.duration_range(rng.tpot_low_s, rng.tpot_high_s)}"
+    assert EXPECTED_8B["Total latency"] == f"likely {fmt.duration_range(rng.total_low_s, rng.total_high_s)}"
+    throughput = fmt.tokens_per_s_range(rng.output_tokens_per_s_low, rng.output_tokens_per_s_high)
+    assert EXPECTED_8B["Whole batch's output"] == f"likely {throughput}"
+
+
+def test_the_overview_names_the_engine_and_the_confidence(llama_overview) -> None:
+    for label in EXPECTED_8B:
+        assert CALIBRATED_8B[1:] in helps(llama_overview)[label]  # "Calibrated on ..." in each tooltip
+        assert "engine: vLLM (MBU 73.0%, MFU 48.0%)" in helps(llama_overview)[label]
+    shown = captions(llama_overview)
+    assert "served by vLLM (MBU 73.0%, MFU 48.0%)" in shown  # the engine's MBU and MFU for this model
+    assert "about 80% of real measurements" in shown and CALIBRATED_8B in shown
+    # The headline values themselves are the estimate's: 69.64 ms, 7.45 ms, 3.79 s.
+    values = {m.label: m.value for m in llama_overview.main.metric}
+    assert (values["Time to first token"], values["Time per output token"], values["Total latency"]) == (
+        "69.64 ms",
+        "7.45 ms",
+        "3.79 s",
+    )
+
+
+def test_the_lessons_ideal_physics_shows_its_numbers_and_no_range(open_app) -> None:
+    at = open_app()
+    values = {m.label: m.value for m in at.main.metric}
+    assert values["Time to first token"] == "9.33 ms"  # 200 × 14 GFLOP ÷ 300 TFLOP/s
+    assert values["Time per output token"] == "7.00 ms"  # 14 GB ÷ 2 TB/s
+    assert values["Total latency"] == "3.51 s"  # 9.33 ms + 500 × 7 ms
+    assert deltas(at) == {}
+    shown = captions(at)
+    assert "ideal physics (MBU = MFU = 100%, nothing added)" in shown
+    assert likely.NO_RANGE in shown  # why: a calculation reproduced to the digit, not a measured server
+    assert "likely" not in " ".join(m.help or "" for m in at.main.metric).lower()
+
+
+def test_an_engine_never_measured_in_the_regime_is_extrapolated_and_says_so(open_app) -> None:
+    # MLX at batch 8: no MLX row at batch > 1 in the fit or validation set, so the batch > 1 spreads
+    # × 1.5: TTFT (-0.285, 3.345) → 102.87 ms × e^-0.285 = 77.36 ms → 77 ms; × e^3.345 = 2,917.5 ms → 3.0 s.
+    at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="mlx", batch="8")
+    assert deltas(at)["Time to first token"] == "likely 77 ms–3.0 s"
+    words = "extrapolated: no measurements of MLX (mlx-lm) at batches above 1, so the range is 1.5× wider on each side"
+    assert words in captions(at)
+    assert "Extrapolated: no measurements" in helps(at)["Time to first token"]
+
+
+def test_edited_efficiency_numbers_are_said_to_be_yours(open_app) -> None:
+    at = open_app(**LLAMA_8B_VLLM, mbu="0.5")
+    assert "served by vLLM (MBU 50.0%, MFU 48.0%, your edited numbers)" in captions(at)
+    assert "not your edits" in captions(at)
+
+
+def test_the_latency_page_shows_the_ranges_and_the_band(llama_latency) -> None:
+    assert deltas(llama_latency) == {
+        "TPOT, model": EXPECTED_8B["Time per output token"],
+        "TTFT, model": EXPECTED_8B["Time to first token"],
+    }
+    shown = captions(llama_latency)
+    # total and throughput at M = 500, as on the Overview
+    assert "Engine: vLLM (MBU 73.0%, MFU 48.0%). At M = 500, total 3.79 s (likely 3.2–8.8 s)" in shown
+    assert "output 132 tok/s (likely 56–160 tok/s): the shaded band on the chart" in shown
+    assert CALIBRATED_8B in shown
+    names = chart_names(llama_latency)
+    assert names[:2] == ["likely low", "likely range (about 80% of real servers)"]  # drawn first, under the line
+    assert len(llama_latency.get("plotly_chart")[0].proto.spec) <= 100_000  # the figure budget, band included
+
+
+def test_the_latency_page_at_the_defaults_has_no_band(open_app) -> None:
+    at = open_app("latency")
+    assert deltas(at) == {}
+    assert likely.NO_RANGE in captions(at)
+    assert not [n for n in chart_names(at) if n.startswith("likely")]
+
+
+def test_the_band_is_cores_total_range_at_every_length() -> None:
+    est = estimate(Scenario.from_flat(LLAMA_8B_VLLM))
+    rng = likely_range(est)
+    # the model's line at M = 250 and M = 500 (the scenario's own reply)
+    line_s = [est.ttft_s + est.latency.decode_s / 2, est.total_s]
+    band = likely.latency_band(est, line_s)
+    assert band is not None
+    low, high = band
+    assert (low[0], high[0]) == (pytest.approx(rng.ttft_low_s), pytest.approx(rng.ttft_high_s))  # M = 0: TTFT's
+    assert (low[-1], high[-1]) == (pytest.approx(rng.total_low_s), pytest.approx(rng.total_high_s))
+    # halfway: 63.65 + 1,862.56 × 0.8521 = 1,650.8 ms; 752.5 + 1,862.56 × 2.1598 = 4,775.2 ms
+    assert low[1] == pytest.approx(1.6508, rel=1e-3) and high[1] == pytest.approx(4.7752, rel=1e-3)
+    assert likely.latency_band(estimate(Scenario.lesson()), [3.50933]) is None
+
+
+def test_the_roofline_names_the_engine_and_its_efficiency(open_app) -> None:
+    at = open_app("roofline", **LLAMA_8B_VLLM, wbits="4.5")
+    intro = at.main.markdown[0].value
+    assert "The engine is **vLLM**: its kernels reach 73.0% of the datasheet's memory bandwidth (MBU)" in intro
+    assert "and 48.0% of its compute (MFU)" in intro
+    # int4 weights are dequantised: vLLM's AWQ/GPTQ kernels reach 0.76 of its bandwidth for them
+    assert "These 4.5-bit weights are unpacked inside the matmul: their reads reach 76.0% of that bandwidth." in intro
+    assert "per decode step on vLLM here" in captions(at)
+
+
+def test_the_roofline_at_the_defaults_is_ideal_physics(open_app) -> None:
+    intro = open_app("roofline").main.markdown[0].value
+    assert "The engine is **ideal physics**: MBU = MFU = 100%, so the roof below is the datasheet's own." in intro
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "shown"),
+    [
+        (0.0636497, 0.7524952, "63–760 ms"),  # ms below a second at the high end; down and up to 2 figures
+        (3.2379944, 8.7979011, "3.2–8.8 s"),
+        (0.0070, 0.0090, "7.0–9.0 ms"),  # exact values stay put (7.0 × 10 is not rounded up to 71)
+        (0.0070, 0.0099999, "7.0–10 ms"),  # 9.99 up is 10, not 10.0
+        (0.0995, 0.998, "99–1,000 ms"),
+        (0.07736, 2.9175, "77 ms–3.0 s"),  # each end in its own unit: the low one reads beside a TTFT in ms
+        (0.9951, 1.0, "990 ms–1.0 s"),
+    ],
+)
+def test_duration_ranges_round_outward_to_two_figures(low: float, high: float, shown: str) -> None:
+    assert fmt.duration_range(low, high) == shown
+
+
+def test_throughput_ranges_round_outward() -> None:
+    assert fmt.tokens_per_s_range(56.83, 154.42) == "56–160 tok/s"
+    assert fmt.tokens_per_s_range(431.97, 1340.15) == "430–1,400 tok/s"
