@@ -7,7 +7,7 @@ which defines TTFT and TPOT as here.
 FLOPs per token are 2 × active parameters (one multiply and one add per weight) plus
 attention over the context, 4 × query_heads × head_dim per attended token per layer
 (QKᵀ and the weighted sum of V). Multi-head latent attention costs more per attended token
-in decode, where engines attend over the latent itself (see `specs._attention_widths`).
+in decode, where engines attend over the latent itself (see `model_spec._attention_widths`).
 The toy model has no attention shape, so attention and the KV cache cost nothing, exactly
 as in the lesson.
 """
