@@ -12,7 +12,7 @@ from pathlib import Path
 
 from core.field_lists import list_text
 from core.fields import Input, bound_field, flat_text, inputs
-from core.flat import EFFICIENCY_BASES, SECTIONS
+from core.flat_sections import EFFICIENCY_BASES, SECTIONS
 from core.load import Load
 from core.plan_spec import Plan
 from core.validation import shown_number
