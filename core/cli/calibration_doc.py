@@ -35,7 +35,8 @@ def engines_markdown() -> list[str]:
 
 
 def errors_markdown() -> list[str]:
-    from core.calibration import ideal_profiles, median_absolute_error_pct, percentage_error, predict, slice_errors
+    from core.calibration import median_absolute_error_pct, percentage_error, predict, slice_errors
+    from core.engine_fit import ideal_profiles
     from core.measurements import SETS, load
 
     lines = [
@@ -56,8 +57,8 @@ def errors_markdown() -> list[str]:
 
 
 def ranges_markdown() -> list[str]:
-    from core.calibration import coverage
     from core.measurements import load
+    from core.range_calibration import coverage
     from core.ranges import REGIMES, SPREADS
 
     shares = {c.group: c for c in coverage(load("test"))}
