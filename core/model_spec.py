@@ -101,7 +101,7 @@ class Model:
     params_per_expert: float = field(init=False, repr=False, compare=False)
     # Weights every token reads (attention, embeddings, shared experts, dense layers).
     shared_params: float = field(init=False, repr=False, compare=False)
-    # Attention FLOPs per attended token per layer for one query token: see core.phases.
+    # Attention FLOPs per attended token per layer for one query token: see core.attention.
     decode_attention_flops_per_token_layer: float = field(init=False, repr=False, compare=False)
     prefill_attention_flops_per_token_layer: float = field(init=False, repr=False, compare=False)
     # MLA only: expanding one cached latent into every head's K and V (a prefill that expands).
