@@ -10,7 +10,7 @@ what is out of range, drops what cannot be read, one warning per problem).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 from core.field_lists import list_text, read_list
 from core.fields import Input, cut, flat_text, inputs, own_bounds, read_number
@@ -99,3 +99,27 @@ def read_spec(spec_type: type, raw: Mapping[str, object]) -> tuple[Any, list[str
             dropped = named if named in changes else next(iter(changes))
             warnings.append(f"Ignored {keys[dropped]}: {error}.")
             del changes[dropped]
+
+
+class FlatForm:
+    """A standalone spec's flat form as its own methods: written, read strictly, read leniently.
+
+    A base for `Load` and `Plan` (frozen dataclasses whose fields are all described).
+    """
+
+    __slots__ = ()
+
+    def to_flat(self, minimal: bool = False) -> dict[str, str]:
+        return spec_to_flat(self, minimal)
+
+    @classmethod
+    def from_flat(cls, values: Mapping[str, str]) -> Self:
+        """Strict; raises ValueError starting with the offending key."""
+        result: Self = spec_from_flat(cls, values)
+        return result
+
+    @classmethod
+    def read_flat(cls, raw: Mapping[str, object]) -> tuple[Self, list[str]]:
+        """Lenient (links from strangers): the nearest valid spec and one warning per problem."""
+        result: tuple[Self, list[str]] = read_spec(cls, raw)
+        return result
