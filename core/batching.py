@@ -14,9 +14,10 @@ import numpy.typing as npt
 from core.arraymath import Quantity
 from core.memory import kv_cache_bytes, weight_bytes, weight_bytes_read
 from core.parallel import Machine
-from core.phases import compute_time_s, decode_time_s, mean_decode_bytes, mean_decode_flops, memory_time_s
+from core.phases import decode_time_s, mean_decode_bytes, mean_decode_flops
 from core.roofline import arithmetic_intensity_flop_per_byte, is_compute_bound
 from core.specs import Model, Precision
+from core.step_time import compute_time_s, memory_time_s
 
 FloatArray = npt.NDArray[np.float64]
 # The largest batch the critical-batch search considers; beyond it "never compute-bound".
@@ -116,7 +117,7 @@ def _balance(
     """The ridge the decode step is judged against: the group's, or with dequantised weights the step's own.
 
     A dequantising engine reads the weights and multiplies them at other rates than the KV
-    cache and attention (`phases.step_balance`), so the ridge moves with the batch's mix of
+    cache and attention (`step_time.step_balance`), so the ridge moves with the batch's mix of
     weights and KV; the intensity still rises with the batch, so the critical batch is
     still the first batch past it.
     """

@@ -1,32 +1,13 @@
-"""Serving engines: what a real server adds to the roofline, per engine, in SI units.
+"""The serving engines that ship: each one's costs (fitted) and scheduling (its documented defaults).
 
-An engine turns the roofline into wall-clock time in two ways.
-
-Its **costs**: kernels reach a share of the datasheet bandwidth and maths (MBU, MFU), and
-dequantising kernels (weights stored narrower than the maths: int4 AWQ/GPTQ, GGUF) a
-share of those; every iteration pays a launch cost per layer (the kernels, or CUDA-graph
-nodes, it launches scale with the layers), a mixture of experts more per MoE layer
-(router, top-k, sorting tokens by expert) and a little per expert GEMM it runs; under
-tensor parallelism it pays an all-reduce latency twice per layer; every running sequence
-costs a little per iteration (sampling, detokenising, block-table bookkeeping); and every
-request pays once for the way in and out of the server (HTTP, tokenising the prompt,
-handing it to the engine loop, streaming the first token back).
-
-Its **scheduling**: how many tokens one iteration may carry, whether a long prompt is
-chunked over several iterations, how many sequences may run at once, how much memory it
-gives the KV cache, whether it admits a request only when its whole reply is guaranteed
-to fit, and whether it holds prompts back to prefill them in bigger batches.
-
-Relation to `Efficiency`: a profile flattens to one `Efficiency` for a given model
-(`profile.efficiency(model)`): step overhead = scheduler + per-layer cost × layers + per
-MoE-layer cost × layers of a mixture of experts; the other knobs map one to one. So
-`phases`, `estimate` and everything else in core run unchanged on an engine.
-
-Where the costs come from: vLLM's and TensorRT-LLM's core costs from the Llama 3.1 70B
-load measurements (`core.serving_calibration`); every other cost from published
-single-request and static-batch measurements (`core.calibration`, `python -m core
-calibrate --fit`, on `data/measurements_fit.csv` only). The MoE costs are one value for
-every engine (no engine has enough MoE rows of its own).
+What a profile holds is `core.engine_profile`. Where the costs come from: vLLM's and
+TensorRT-LLM's core costs from the Llama 3.1 70B load measurements
+(`core.serving_calibration`); every other cost from published single-request and
+static-batch measurements (`core.engine_fit`, `python -m core calibrate --fit`, on
+`data/measurements_fit.csv` only). The MoE costs are one value for every engine (no engine
+has enough MoE rows of its own). An engine whose fit rows cannot tell a cost apart takes
+the typical engine's (`replace(TYPICAL, ...)` below), as the fit does; its scheduling is
+always written out, from its own documents.
 
 References: vLLM `EngineArgs` defaults (max_num_batched_tokens 8192 and max_num_seqs
 1024 for its API server on ≥ 70 GiB GPUs, gpu_memory_utilization 0.9, chunked prefill);
@@ -36,95 +17,26 @@ prefill off, KV cache free_gpu_memory_fraction 0.9, GUARANTEED_NO_EVICT capacity
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
-from core.specs import Efficiency, Model
-from core.validation import check_int, check_number, check_text
+from core.engine_profile import EngineProfile
 
-
-@dataclass(frozen=True, slots=True)
-class EngineProfile:
-    """One serving engine's costs (fitted) and scheduling (its documented defaults)."""
-
-    id: str
-    name: str
-    mbu: float
-    mfu: float
-    scheduler_overhead_s: float  # per iteration, whatever the model
-    launch_overhead_per_layer_s: float  # per iteration per layer: what the engine launches
-    sequence_overhead_s: float  # per running sequence per iteration
-    allreduce_latency_s: float  # per all-reduce (two per layer under tensor parallelism)
-    request_overhead_s: float  # once per request, added to its TTFT: the API server's path
-    max_batched_tokens: int  # tokens one iteration may carry: decodes + prefill
-    chunked_prefill: bool  # False: a prompt is prefilled whole, in one iteration
-    max_sequences: int  # running sequences at most (vLLM max_num_seqs, TRT-LLM max_batch_size)
-    memory_utilization: float  # share of device memory the engine may use at all
-    kv_free_memory_fraction: float  # share of what is left after weights and reserve given to KV
-    reserved_bytes_per_gpu: float  # activations, CUDA graphs, the CUDA context
-    reserves_full_sequence: bool  # admit only if prompt + whole reply fit (no preemption)
-    prefill_batch_wait_iterations: int = 0  # TRT-LLM batch_wait_timeout_iters
-    # Per iteration per mixture-of-experts layer, on top of the per-layer launches: routing
-    # (gate, top-k, sorting tokens by expert) and the grouped expert GEMMs' fixed cost.
-    moe_layer_overhead_s: float = 0.0
-    expert_overhead_s: float = 0.0  # per expert GEMM per pass: MoE layers × distinct experts touched
-    dequant_bandwidth: float = 1.0  # share of MBU its dequantising kernels reach (weight-only int4, GGUF)
-    dequant_compute: float = 1.0  # share of MFU its dequantising matmuls reach
-
-    def __post_init__(self) -> None:
-        check_text("engine id", self.id, 40)
-        check_text("engine name", self.name)
-        check_number("mbu", self.mbu, 0.01, 1)
-        check_number("mfu", self.mfu, 0.01, 1)
-        check_number("scheduler_overhead_s", self.scheduler_overhead_s, 0, 1)
-        check_number("launch_overhead_per_layer_s", self.launch_overhead_per_layer_s, 0, 0.01)
-        check_number("sequence_overhead_s", self.sequence_overhead_s, 0, 0.01)
-        check_number("allreduce_latency_s", self.allreduce_latency_s, 0, 0.1)
-        check_number("request_overhead_s", self.request_overhead_s, 0, 10)
-        check_int("max_batched_tokens", self.max_batched_tokens, 16, 10_000_000)
-        check_int("max_sequences", self.max_sequences, 1, min(self.max_batched_tokens, 1_000_000))
-        check_number("memory_utilization", self.memory_utilization, 0.05, 1)
-        check_number("kv_free_memory_fraction", self.kv_free_memory_fraction, 0.05, 1)
-        check_number("reserved_bytes_per_gpu", self.reserved_bytes_per_gpu, 0, 1e12)
-        check_int("prefill_batch_wait_iterations", self.prefill_batch_wait_iterations, 0, 10_000)
-        check_number("moe_layer_overhead_s", self.moe_layer_overhead_s, 0, 0.01)
-        check_number("expert_overhead_s", self.expert_overhead_s, 0, 0.001)
-        check_number("dequant_bandwidth", self.dequant_bandwidth, 0.01, 1)
-        check_number("dequant_compute", self.dequant_compute, 0.01, 1)
-
-    def step_overhead_s(self, model: Model | None = None) -> float:
-        """Fixed cost of one iteration: scheduler + per-layer launches × layers (+ routing × MoE layers).
-
-        What an engine launches scales with the layers, and a mixture of experts launches
-        more per layer (the router, top-k, sorting tokens by expert, grouped GEMMs).
-        Examples: 40 µs per layer on Llama 3.1 70B (80 layers) → 3.2 ms per iteration; the
-        typical engine (34 µs per layer, 70 µs more per MoE layer) on Mixtral 8x7B (32 layers)
-        → 32 × 104 µs = 3.328 ms. A model without an attention shape (the lesson's toy) has no
-        layers to count.
-        """
-        layers = 0 if model is None else model.layers or 0
-        routed = layers if model is not None and model.is_moe else 0
-        return (
-            self.scheduler_overhead_s + self.launch_overhead_per_layer_s * layers + self.moe_layer_overhead_s * routed
-        )
-
-    def efficiency(self, model: Model | None = None) -> Efficiency:
-        """This engine's costs as the `Efficiency` the rest of core understands, for `model`.
-
-        None: a model without layers (the lesson's toy), whose step pays the scheduler only.
-        """
-        return Efficiency(
-            label=self.id,
-            mbu=self.mbu,
-            mfu=self.mfu,
-            step_overhead_s=self.step_overhead_s(model),
-            sequence_overhead_s=self.sequence_overhead_s,
-            allreduce_latency_s=self.allreduce_latency_s,
-            request_overhead_s=self.request_overhead_s,
-            expert_overhead_s=self.expert_overhead_s,
-            dequant_bandwidth=self.dequant_bandwidth,
-            dequant_compute=self.dequant_compute,
-        )
-
+# EngineProfile is here too: importers take an engine and its type from one place.
+__all__ = [
+    "ALIASES",
+    "ENGINES",
+    "EXPERT_OVERHEAD_S",
+    "HF_TRANSFORMERS",
+    "LLAMA_CPP",
+    "MLX",
+    "MOE_LAYER_OVERHEAD_S",
+    "SGLANG",
+    "TRTLLM",
+    "TYPICAL",
+    "VLLM",
+    "EngineProfile",
+    "engine",
+]
 
 # Scheduling defaults shared by the profiles below (each documented at the top of the module).
 _GIB = 2**30
@@ -220,15 +132,10 @@ TYPICAL = EngineProfile(
 # fit sources (Qwen's H20 tables, a DeepSeek-R1 PR on B200) disagree with its validation
 # source by 2× in opposite directions, so none of its costs is fitted: the typical
 # engine's, with vLLM's per-request path (an OpenAI server of the same design).
-SGLANG = EngineProfile(
+SGLANG = replace(
+    TYPICAL,
     id="sglang",
     name="SGLang",
-    mbu=TYPICAL.mbu,
-    mfu=TYPICAL.mfu,
-    scheduler_overhead_s=0.0,
-    launch_overhead_per_layer_s=TYPICAL.launch_overhead_per_layer_s,
-    sequence_overhead_s=TYPICAL.sequence_overhead_s,
-    allreduce_latency_s=TYPICAL.allreduce_latency_s,
     request_overhead_s=VLLM.request_overhead_s,
     max_batched_tokens=8192,
     chunked_prefill=True,
@@ -237,23 +144,20 @@ SGLANG = EngineProfile(
     kv_free_memory_fraction=1.0,
     reserved_bytes_per_gpu=3 * _GIB,
     reserves_full_sequence=False,
-    moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
-    expert_overhead_s=EXPERT_OVERHEAD_S,
 )
 
 # llama.cpp (llama-server, and Ollama on top of it): prompts in logical batches of 2,048
 # tokens (n_batch), a few parallel slots (-np; 4 here), and a KV cache allocated for the
-# whole context up front, so a sequence holds its full length from the start. MBU, MFU and
-# the per-layer launch cost fitted on its 7 fit sources (CUDA, Metal, ROCm; mostly GGUF).
-LLAMA_CPP = EngineProfile(
+# whole context up front, so a sequence holds its full length from the start. MBU, MFU, the
+# per-layer launch cost and its dequantising kernels fitted on its 7 fit sources (CUDA,
+# Metal, ROCm; mostly GGUF); the rest is the typical engine's.
+LLAMA_CPP = replace(
+    TYPICAL,
     id="llama.cpp",
     name="llama.cpp",
     mbu=0.95,
     mfu=0.64,
-    scheduler_overhead_s=0.0,
     launch_overhead_per_layer_s=92e-6,
-    sequence_overhead_s=TYPICAL.sequence_overhead_s,
-    allreduce_latency_s=TYPICAL.allreduce_latency_s,
     request_overhead_s=0.0,
     max_batched_tokens=2048,
     chunked_prefill=True,
@@ -262,8 +166,6 @@ LLAMA_CPP = EngineProfile(
     kv_free_memory_fraction=1.0,
     reserved_bytes_per_gpu=1 * _GIB,
     reserves_full_sequence=True,
-    moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
-    expert_overhead_s=EXPERT_OVERHEAD_S,
     dequant_bandwidth=0.91,
 )
 
@@ -271,15 +173,11 @@ LLAMA_CPP = EngineProfile(
 # request at a time (mlx_lm.server), and macOS lets the GPU wire about three quarters of
 # the unified memory by default. One fit source (two rows): the per-layer launch cost and
 # the server's per-request path; the rest is the typical engine's.
-MLX = EngineProfile(
+MLX = replace(
+    TYPICAL,
     id="mlx",
     name="MLX (mlx-lm)",
-    mbu=TYPICAL.mbu,
-    mfu=TYPICAL.mfu,
-    scheduler_overhead_s=0.0,
     launch_overhead_per_layer_s=20e-6,
-    sequence_overhead_s=TYPICAL.sequence_overhead_s,
-    allreduce_latency_s=TYPICAL.allreduce_latency_s,
     request_overhead_s=72e-3,
     max_batched_tokens=2048,
     chunked_prefill=True,
@@ -288,23 +186,17 @@ MLX = EngineProfile(
     kv_free_memory_fraction=1.0,
     reserved_bytes_per_gpu=1 * _GIB,
     reserves_full_sequence=False,
-    moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
-    expert_overhead_s=EXPERT_OVERHEAD_S,
 )
 
 # Hugging Face transformers' `generate` and engines of its generation (eager PyTorch, a
 # Python loop over layers per token, no CUDA graphs): static batches only, every prompt
 # whole, the batch's caches grown as it decodes. One fit source (two rows): the per-layer
 # launch cost, ~9× a CUDA-graph engine's; the rest is the typical engine's.
-HF_TRANSFORMERS = EngineProfile(
+HF_TRANSFORMERS = replace(
+    TYPICAL,
     id="hf-transformers",
     name="HF transformers (eager)",
-    mbu=TYPICAL.mbu,
-    mfu=TYPICAL.mfu,
-    scheduler_overhead_s=0.0,
     launch_overhead_per_layer_s=294e-6,
-    sequence_overhead_s=TYPICAL.sequence_overhead_s,
-    allreduce_latency_s=TYPICAL.allreduce_latency_s,
     request_overhead_s=0.0,
     max_batched_tokens=131_072,
     chunked_prefill=False,
@@ -313,8 +205,6 @@ HF_TRANSFORMERS = EngineProfile(
     kv_free_memory_fraction=1.0,
     reserved_bytes_per_gpu=3 * _GIB,
     reserves_full_sequence=True,
-    moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
-    expert_overhead_s=EXPERT_OVERHEAD_S,
 )
 
 ENGINES = {profile.id: profile for profile in (TYPICAL, VLLM, TRTLLM, SGLANG, LLAMA_CPP, MLX, HF_TRANSFORMERS)}

@@ -155,6 +155,12 @@ def resolved_bounds(described_input: Input, spec: Any) -> tuple[float, float]:
     return one(described_input.low, 0.0), one(described_input.high, math.inf)
 
 
+def own_bounds(described_input: Input) -> tuple[float, float]:
+    """A field's own numeric bounds (SI); a bound named after a sibling is the spec's to check."""
+    low, high = described_input.low, described_input.high
+    return (0.0 if isinstance(low, str) else low), (math.inf if isinstance(high, str) else high)
+
+
 # --- the flat form: text in the shown unit, exact both ways ---------------------------------
 
 

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.arraymath import Quantity, maximum
+from core.attention import attention_flops_per_token
 from core.memory import kv_cache_bytes, weight_bytes_read
-from core.phases import attention_flops_per_token, compute_time_s, fixed_time_s, memory_time_s
 from core.replica import Replica
+from core.step_time import compute_time_s, fixed_time_s, memory_time_s
 
 
 @dataclass(frozen=True, slots=True)

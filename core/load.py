@@ -10,7 +10,6 @@ so it has a link key, a command-line option and a line in the README's tables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from core.closed_loop import ClosedLoop, closed_loop
@@ -18,12 +17,12 @@ from core.fields import described, validate
 from core.lengths import RequestLengths
 from core.open_loop import OpenLoop, open_loop
 from core.scenario import Scenario
-from core.spec_flat import read_spec, spec_from_flat, spec_to_flat
+from core.spec_flat import FlatForm
 from core.specs import Workload
 
 
 @dataclass(frozen=True, slots=True)
-class Load:
+class Load(FlatForm):
     """A closed loop at `concurrency`, or an open loop at `request_rate_per_s`; never both.
 
     Neither given: the closed loop at one request, which is `estimate` exactly (fixed lengths).
@@ -63,21 +62,6 @@ class Load:
     def lengths(self, workload: Workload) -> RequestLengths:
         """The workload's nominal prompt and reply, varied by `length_low_fraction`."""
         return RequestLengths(workload.prompt_tokens, workload.output_tokens, self.length_low_fraction)
-
-    def to_flat(self, minimal: bool = False) -> dict[str, str]:
-        return spec_to_flat(self, minimal)
-
-    @classmethod
-    def from_flat(cls, values: Mapping[str, str]) -> Load:
-        """Strict; raises ValueError starting with the offending key."""
-        result: Load = spec_from_flat(cls, values)
-        return result
-
-    @classmethod
-    def read_flat(cls, raw: Mapping[str, object]) -> tuple[Load, list[str]]:
-        """Lenient (links from strangers): the nearest valid Load and one warning per problem."""
-        result: tuple[Load, list[str]] = read_spec(cls, raw)
-        return result
 
 
 def serve(scenario: Scenario, load: Load) -> ClosedLoop | OpenLoop:

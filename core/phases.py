@@ -5,11 +5,9 @@ Databricks/Mosaic, "LLM Inference Performance Engineering: Best Practices" (2023
 which defines TTFT and TPOT as here.
 
 FLOPs per token are 2 × active parameters (one multiply and one add per weight) plus
-attention over the context, 4 × query_heads × head_dim per attended token per layer
-(QKᵀ and the weighted sum of V). Multi-head latent attention costs more per attended token
-in decode, where engines attend over the latent itself (see `specs._attention_widths`).
-The toy model has no attention shape, so attention and the KV cache cost nothing, exactly
-as in the lesson.
+attention over the context (`core.attention`); a step's time is the slower of its reading
+and its maths plus its fixed costs (`core.step_time`). The toy model has no attention
+shape, so attention and the KV cache cost nothing, exactly as in the lesson.
 """
 
 from __future__ import annotations
@@ -17,23 +15,23 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.arraymath import Quantity, clip, minimum, sum_capped, sum_of_max_of_lines
+from core.arraymath import Quantity, clip, minimum, sum_of_max_of_lines
+from core.attention import attention_flops_per_token, prefill_attention_flops
 from core.memory import (
-    expected_distinct_experts,
     kv_bytes_per_token_per_layer,
     kv_cache_bytes,
     kv_replication,
-    kv_token_layers,
     mean_kv_token_layers,
     weight_bytes_read,
 )
-from core.parallel import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Machine, allreduce_time_s
-from core.roofline import Bound, arithmetic_intensity_flop_per_byte, bound
+from core.parallel import Machine
+from core.roofline import RooflinePoint
 from core.specs import Model, Precision
+from core.step_time import compute_time_s, decode_fixed_time_s, fixed_time_s, memory_time_s, step_balance
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
+class Step(RooflinePoint):
     """One forward pass: what it moves, what it computes, and how long it takes."""
 
     flops: float
@@ -46,89 +44,6 @@ class Step:
     @property
     def time_s(self) -> float:
         return max(self.memory_time_s, self.compute_time_s) + self.fixed_time_s
-
-    @property
-    def intensity_flop_per_byte(self) -> float:
-        return float(arithmetic_intensity_flop_per_byte(self.flops, self.bytes_moved))
-
-    @property
-    def bound(self) -> Bound:
-        return bound(self.intensity_flop_per_byte, self.balance_flop_per_byte)
-
-
-def attention_flops_per_token(model: Model, context_tokens: Quantity) -> Quantity:
-    """Attention FLOPs for one decoded token attending over `context_tokens` tokens (itself included).
-
-    4 × query_heads × head_dim × attended tokens, summed over layers; sliding-window
-    layers attend over at most their window. Example: Llama 3.1 8B (32 layers, 32 × 128)
-    at 1,000 tokens → 4 × 4096 × 1000 × 32 = 0.52 GFLOP, against 16 GFLOP for its weights.
-    Multi-head latent attention decodes in the absorbed form, every head against the
-    latent: DeepSeek-V3 at 32,768 tokens → 2 × 128 × (2 × 512 + 64) × 32,768 × 61 =
-    0.557 TFLOP, 4.25× what 4 × 128 × 128 per token would count.
-    """
-    if not model.has_attention_shape:
-        return context_tokens * 0.0
-    return model.decode_attention_flops_per_token_layer * kv_token_layers(model, context_tokens)
-
-
-def prefill_attention_flops(model: Model, cached_tokens: int, prompt_tokens: int) -> float:
-    """Attention FLOPs to prefill prompt positions cached+1..prompt, each attending over its prefix.
-
-    Ordinary attention: 4 × query_heads × head_dim per attended token per layer. Multi-head
-    latent attention: the cheaper of its two forms for this pass — expanded (per-head K and
-    V: 81,920 per attended token per layer for DeepSeek-V3, plus 33.6 MFLOP to expand each
-    cached latent) or absorbed (278,528, nothing to expand): a well-tuned engine's choice.
-    A fresh prompt is cheaper expanded (vLLM expands every prefill); a long cached prefix
-    with a few new tokens is cheaper absorbed (SGLang dispatches between the forms per
-    batch, by backend and prefix length). Example: DeepSeek-V3, 1,000 new tokens, nothing
-    cached → 81,920 × 61 × (1 + ... + 1000 = 500,500) = 2.50 TFLOP.
-    """
-    if not model.has_attention_shape:
-        return 0.0
-    attended = model.full_attention_layers * sum_capped(cached_tokens + 1, prompt_tokens)
-    if model.sliding_window_tokens is not None and model.sliding_window_layers is not None:
-        attended += model.sliding_window_layers * sum_capped(
-            cached_tokens + 1, prompt_tokens, model.sliding_window_tokens
-        )
-    expanded = model.prefill_attention_flops_per_token_layer * attended
-    if model.kv_latent_dim is None:
-        return expanded
-    expanded += model.latent_expansion_flops_per_token_layer * float(kv_token_layers(model, cached_tokens))
-    return min(expanded, model.decode_attention_flops_per_token_layer * attended)
-
-
-def tensor_parallel_time_s(model: Model, machine: Machine, tokens: Quantity) -> Quantity:
-    """Two all-reduces per layer of the step's activations (tokens × hidden × 2 bytes); 0 on one GPU."""
-    if machine.gpu_count == 1 or not model.has_attention_shape:
-        return tokens * 0.0
-    message_bytes = tokens * (model.hidden or 0) * ACTIVATION_BYTES
-    return ALLREDUCES_PER_LAYER * (model.layers or 0) * allreduce_time_s(message_bytes, machine)
-
-
-def memory_time_s(machine: Machine, weight_bytes: Quantity, other_bytes: Quantity) -> Quantity:
-    """Reading the weights at the weights' bandwidth (lower when dequantised) and the rest (KV) at the group's."""
-    if not machine.dequantised:
-        return (weight_bytes + other_bytes) / machine.bandwidth_bytes_per_s
-    return weight_bytes / machine.weight_bandwidth_bytes_per_s + other_bytes / machine.bandwidth_bytes_per_s
-
-
-def compute_time_s(machine: Machine, weight_flops: Quantity, attention_flops: Quantity) -> Quantity:
-    """The weight matmuls at the weights' compute (lower when dequantised) and attention at the group's."""
-    if not machine.dequantised:
-        return (weight_flops + attention_flops) / machine.compute_flops_per_s
-    return weight_flops / machine.weight_compute_flops_per_s + attention_flops / machine.compute_flops_per_s
-
-
-def step_balance(machine: Machine, flops: float, bytes_moved: float, compute_s: float, memory_s: float) -> float:
-    """The balance a step is judged against: the group's compute ÷ bandwidth.
-
-    With dequantised weights the weights' share of the step moves at other rates than the
-    KV cache and attention, so the step's ridge is its own: (FLOPs ÷ compute time) ÷
-    (bytes ÷ memory time), and intensity > balance exactly when its maths outlasts its reading.
-    """
-    if not machine.dequantised:
-        return machine.balance_flop_per_byte
-    return (flops / compute_s) / (bytes_moved / memory_s)
 
 
 def prefill(
@@ -220,37 +135,6 @@ def mean_decode_bytes(
     per_token_layer = kv_bytes_per_token_per_layer(model, precision) * kv_replication(model, gpu_count)
     per_sequence = per_token_layer * mean_kv_token_layers(model, context_tokens, steps)
     return weight_bytes_read(model, precision, batch_size) + batch_size * per_sequence
-
-
-def expert_visits(model: Model, tokens: Quantity) -> Quantity:
-    """Expert GEMMs one step runs: MoE layers × the distinct experts its tokens touch (0 when dense).
-
-    Under tensor parallelism every GPU runs its slice of every touched expert, so the count
-    is the same on each. Example: Qwen3-30B-A3B (48 layers, 8 of 128 experts) at batch 1 →
-    48 × 8 = 384; DeepSeek-V3 (61 layers, 8 of 256) at 32 tokens → 61 × 160.6 = 9,794.
-    """
-    if not model.is_moe:
-        return tokens * 0.0
-    return (model.layers or 0) * expected_distinct_experts(model, tokens)
-
-
-def fixed_time_s(model: Model, machine: Machine, tokens: Quantity, sequences: Quantity) -> Quantity:
-    """What a step pays besides the roofline: per step, per sequence, per expert GEMM, and the all-reduces.
-
-    step overhead (launches, scheduling: an engine's scales with the layers) + sequences ×
-    per-sequence overhead + expert visits × per-expert overhead (a grouped GEMM's fixed cost
-    for each expert it runs, which dominates when each gets a token or two) + tensor-parallel
-    all-reduces of the step's tokens.
-    """
-    cost = machine.step_overhead_s + machine.sequence_overhead_s * sequences
-    if machine.expert_overhead_s and model.is_moe:
-        cost = cost + machine.expert_overhead_s * expert_visits(model, tokens)
-    return cost + tensor_parallel_time_s(model, machine, tokens)
-
-
-def decode_fixed_time_s(model: Model, machine: Machine, batch_size: Quantity) -> Quantity:
-    """Costs every decode step pays whatever its size: `fixed_time_s` of `batch_size` one-token sequences."""
-    return fixed_time_s(model, machine, batch_size, batch_size)
 
 
 def decode_step(

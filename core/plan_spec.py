@@ -14,12 +14,11 @@ TPOT = 1 / (tokens per second per user): 30 tokens/s is a 33.3 ms TPOT.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from core import presets
 from core.fields import described, validate
-from core.spec_flat import read_spec, spec_from_flat, spec_to_flat
+from core.spec_flat import FlatForm
 from core.units import S_PER_MS
 
 PERCENTILE_CHOICES = ("50", "90", "95", "99")
@@ -32,7 +31,7 @@ def _gpu_ids() -> tuple[str, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(FlatForm):
     """The search's own inputs: the peak, the targets at the peak, and what it may choose from."""
 
     peak_to_average: float = described(
@@ -99,18 +98,3 @@ class Plan:
     def tpot_target_s(self) -> float:
         """1 / tokens per second per user: 30 → 33.3 ms; no target (0) → infinity."""
         return 1 / self.tokens_per_s_per_user if self.tokens_per_s_per_user > 0 else math.inf
-
-    def to_flat(self, minimal: bool = False) -> dict[str, str]:
-        return spec_to_flat(self, minimal)
-
-    @classmethod
-    def from_flat(cls, values: Mapping[str, str]) -> Plan:
-        """Strict; raises ValueError starting with the offending key."""
-        result: Plan = spec_from_flat(cls, values)
-        return result
-
-    @classmethod
-    def read_flat(cls, raw: Mapping[str, object]) -> tuple[Plan, list[str]]:
-        """Lenient (links from strangers): the nearest valid Plan and one warning per problem."""
-        result: tuple[Plan, list[str]] = read_spec(cls, raw)
-        return result

@@ -49,7 +49,7 @@ class Spread:
     high: float
 
 
-# Sized on the validation set by `core.calibration.range_spreads` (regime, quantity) → spread.
+# Sized on the validation set by `core.range_calibration.range_spreads` (regime, quantity) → spread.
 SPREADS: dict[tuple[str, str], Spread] = {
     ("batch 1", "ttft"): Spread(-0.09, 2.38),
     ("batch 1", "tpot"): Spread(-0.16, 0.77),
@@ -58,7 +58,7 @@ SPREADS: dict[tuple[str, str], Spread] = {
     ("MoE", "ttft"): Spread(-0.19, 2.23),
     ("MoE", "tpot"): Spread(-0.05, 1.09),
 }
-# (engine, regime) with rows in the fit or validation set: `core.calibration.calibrated_cells`.
+# (engine, regime) with rows in the fit or validation set: `core.range_calibration.calibrated_cells`.
 CALIBRATED_CELLS: frozenset[tuple[str, str]] = frozenset(
     {
         ("hf-transformers", "batch 1"),

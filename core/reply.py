@@ -11,23 +11,14 @@ from dataclasses import dataclass
 
 from core.memory import weight_bytes_read
 from core.parallel import Machine
-from core.phases import (
-    Step,
-    compute_time_s,
-    decode_fixed_time_s,
-    decode_roofline_time_s,
-    mean_decode_bytes,
-    mean_decode_flops,
-    memory_time_s,
-    prefill,
-    step_balance,
-)
-from core.roofline import Bound, arithmetic_intensity_flop_per_byte, bound
+from core.phases import Step, decode_roofline_time_s, mean_decode_bytes, mean_decode_flops, prefill
+from core.roofline import RooflinePoint
 from core.specs import Model, Precision
+from core.step_time import compute_time_s, decode_fixed_time_s, memory_time_s, step_balance
 
 
 @dataclass(frozen=True, slots=True)
-class MeanDecodeStep:
+class MeanDecodeStep(RooflinePoint):
     """The decode step: the mean over the reply's M steps, the one definition every number uses.
 
     Step j (j = 0..M-1) reads the weights and B caches of prompt + j tokens and computes B
@@ -52,14 +43,6 @@ class MeanDecodeStep:
     @property
     def time_s(self) -> float:
         return self.total_time_s / self.steps
-
-    @property
-    def intensity_flop_per_byte(self) -> float:
-        return float(arithmetic_intensity_flop_per_byte(self.flops, self.bytes_moved))
-
-    @property
-    def bound(self) -> Bound:
-        return bound(self.intensity_flop_per_byte, self.balance_flop_per_byte)
 
 
 def mean_decode_step(

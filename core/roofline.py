@@ -17,6 +17,27 @@ from core.arraymath import Quantity
 Bound = Literal["memory", "compute"]
 
 
+class RooflinePoint:
+    """A step placed on the roofline: its intensity, and whether memory or maths bounds it.
+
+    A base for the step dataclasses (a forward pass, the reply's mean decode step), which
+    give `flops`, `bytes_moved` and the balance they are judged against.
+    """
+
+    __slots__ = ()
+    flops: float
+    bytes_moved: float
+    balance_flop_per_byte: float
+
+    @property
+    def intensity_flop_per_byte(self) -> float:
+        return float(arithmetic_intensity_flop_per_byte(self.flops, self.bytes_moved))
+
+    @property
+    def bound(self) -> Bound:
+        return bound(self.intensity_flop_per_byte, self.balance_flop_per_byte)
+
+
 def step_time_s(
     bytes_moved: Quantity, flops: Quantity, bandwidth_bytes_per_s: Quantity, compute_flops_per_s: Quantity
 ) -> Quantity:

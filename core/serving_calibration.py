@@ -8,7 +8,7 @@ flags and every hardware number come from documents (see `core.serving_data`).
 
 Fitting minimises the mean absolute log error of TPOT and TTFT together (symmetric in
 too-fast and too-slow) by coordinate descent over grids, a few sweeps, from the same
-neutral start every time (`START_COSTS`), as `core.calibration` does. Each split's fit is
+neutral start every time (`START_COSTS`), as `core.engine_fit` does (`core.grid_fit`). Each split's fit is
 frozen in `SPLIT_COSTS` so the report is instant; `refit_split` recomputes it. The
 shipped `VLLM` and `TRTLLM` profiles are fitted on all 441 rows (`ALL_ROWS`), after the
 splits had shown how well the procedure carries to hardware and engines it has not seen.
@@ -26,7 +26,9 @@ import numpy as np
 
 from core.closed_loop import closed_loop
 from core.engine import ENGINES, EngineProfile
+from core.grid_fit import NEUTRAL_COSTS, best_on_grid
 from core.serving_data import REQUESTS_PER_SLOT, ServingMeasurement, replica_for
+from core.slices import slice_groups
 
 # The costs a fit may move, each over a grid of plausible values (SI units).
 GRIDS: dict[str, list[float]] = {
@@ -38,15 +40,8 @@ GRIDS: dict[str, list[float]] = {
     "request_overhead_s": [x * 1e-3 for x in range(0, 151, 2)],
 }
 FITTED = tuple(GRIDS)
-# Where every fit starts: today's calibrated efficiency, a modest launch cost, 50 ms per request.
-START_COSTS = {
-    "mbu": 0.85,
-    "mfu": 0.56,
-    "launch_overhead_per_layer_s": 30e-6,
-    "sequence_overhead_s": 14e-6,
-    "allreduce_latency_s": 24e-6,
-    "request_overhead_s": 50e-3,
-}
+# Where every fit starts: the neutral costs every fit shares, and 50 ms per request.
+START_COSTS = {**NEUTRAL_COSTS, "request_overhead_s": 50e-3}
 # Each split's fit, frozen from `refit_split` (grid values, so exact): what the report judges.
 SPLIT_COSTS: dict[str, dict[str, dict[str, float]]] = {
     "gpu": {
@@ -225,7 +220,8 @@ def with_costs(engine_id: str, costs: dict[str, float]) -> EngineProfile:
 def fit_engine(rows: list[ServingMeasurement], start: EngineProfile, sweeps: int = 3) -> EngineProfile:
     """The engine's costs that minimise `loss` on `rows` (one engine's rows), by coordinate descent.
 
-    Each knob: every 5th grid value, then every value within 4 steps of the best of those.
+    Each knob: every 5th grid value, then every value within 4 steps of the best of those
+    (`grid_fit.best_on_grid`); unlike `engine_fit`, a knob moves to the best even on a tie.
     """
     best = start
 
@@ -234,11 +230,11 @@ def fit_engine(rows: list[ServingMeasurement], start: EngineProfile, sweeps: int
 
     for _ in range(sweeps):
         for knob, grid in GRIDS.items():
-            coarse = range(0, len(grid), 5)
-            pick = min(coarse, key=lambda i: score(replace(best, **{knob: grid[i]})))  # type: ignore[arg-type]
-            fine = range(max(pick - 4, 0), min(pick + 5, len(grid)))
-            pick = min(fine, key=lambda i: score(replace(best, **{knob: grid[i]})))  # type: ignore[arg-type]
-            best = replace(best, **{knob: grid[pick]})  # type: ignore[arg-type]
+
+            def at(i: int, knob: str = knob, grid: list[float] = grid, start: EngineProfile = best) -> float:
+                return score(replace(start, **{knob: grid[i]}))  # type: ignore[arg-type]
+
+            best = replace(best, **{knob: grid[best_on_grid(len(grid), at)]})  # type: ignore[arg-type]
     return best
 
 
@@ -284,12 +280,7 @@ def split_report(split: Split, rows: list[ServingMeasurement], refit: bool = Fal
 
 def slice_errors(predictions: list[Prediction]) -> list[SliceError]:
     """Median absolute errors for all judged rows, then per value of every slice."""
-    groups: dict[tuple[str, str], list[Prediction]] = defaultdict(list)
-    for p in predictions:
-        groups[("all", "all")].append(p)
-        for name, key in SLICES.items():
-            groups[(name, str(key(p.measurement)))].append(p)
-    order = ["all", *SLICES]
+    groups = slice_groups(predictions, SLICES, of=lambda p: p.measurement, value_order=_natural)
     return [
         SliceError(
             name,
@@ -298,7 +289,7 @@ def slice_errors(predictions: list[Prediction]) -> list[SliceError]:
             median(abs(p.tpot_error_pct) for p in group),
             median(abs(p.ttft_error_pct) for p in group),
         )
-        for (name, value), group in sorted(groups.items(), key=lambda kv: (order.index(kv[0][0]), _natural(kv[0][1])))
+        for name, value, group in groups
     ]
 
 

@@ -9,13 +9,12 @@ what is out of range, drops what cannot be read, one warning per problem).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 from core.field_lists import list_text, read_list
-from core.fields import Input, cut, flat_text, inputs, read_number
-from core.flat import MAX_VALUE_CHARS, SKIP, lenient_value
+from core.fields import Input, cut, flat_text, inputs, own_bounds, read_number
+from core.lenient import MAX_VALUE_CHARS, SKIP, lenient_value
 
 MAX_LIST_CHARS = 16 * MAX_VALUE_CHARS  # a list of every GPU preset id is ~150 characters
 
@@ -47,9 +46,7 @@ def _strict(described: Input, text: str) -> Any:
         return read_list(described, text)
     if text.strip() == "" and described.optional:
         return None
-    low = described.low if not isinstance(described.low, str) else 0.0
-    high = described.high if not isinstance(described.high, str) else math.inf
-    return read_number(described, text, low, high)
+    return read_number(described, text, *own_bounds(described))
 
 
 def spec_from_flat(spec_type: type, flat: Mapping[str, str]) -> Any:
@@ -102,3 +99,27 @@ def read_spec(spec_type: type, raw: Mapping[str, object]) -> tuple[Any, list[str
             dropped = named if named in changes else next(iter(changes))
             warnings.append(f"Ignored {keys[dropped]}: {error}.")
             del changes[dropped]
+
+
+class FlatForm:
+    """A standalone spec's flat form as its own methods: written, read strictly, read leniently.
+
+    A base for `Load` and `Plan` (frozen dataclasses whose fields are all described).
+    """
+
+    __slots__ = ()
+
+    def to_flat(self, minimal: bool = False) -> dict[str, str]:
+        return spec_to_flat(self, minimal)
+
+    @classmethod
+    def from_flat(cls, values: Mapping[str, str]) -> Self:
+        """Strict; raises ValueError starting with the offending key."""
+        result: Self = spec_from_flat(cls, values)
+        return result
+
+    @classmethod
+    def read_flat(cls, raw: Mapping[str, object]) -> tuple[Self, list[str]]:
+        """Lenient (links from strangers): the nearest valid spec and one warning per problem."""
+        result: tuple[Self, list[str]] = read_spec(cls, raw)
+        return result

@@ -12,6 +12,9 @@ import math
 from numbers import Integral, Real
 
 _SHOWN_MAX = 40  # a bad value is echoed at most this long
+# Limits several specs share: generous, so that no estimate overflows, not to second-guess users.
+MAX_TOKENS = 10_000_000  # a prompt, a reply, a sliding window
+NAME_CHARS = 60  # a model's or a GPU's name and id
 
 
 def shown_number(value: float) -> str:

@@ -65,7 +65,7 @@ def spreads_lines() -> list[str]:
 
 
 def coverage_lines(rows: Sequence[Measurement]) -> list[str]:
-    from core.calibration import coverage
+    from core.range_calibration import coverage
 
     shares = ", ".join(f"{c.group} {c.inside}/{c.rows} ({c.share:.0%})" for c in coverage(rows))
     return [f"  measurements inside their likely range: {shares}"]
@@ -73,8 +73,9 @@ def coverage_lines(rows: Sequence[Measurement]) -> list[str]:
 
 def calibration_text(fit: bool = False, sets: tuple[str, ...] = ()) -> str:
     """Every row of the named sets (all three by default), the slices, and with `fit` the refit."""
-    from core.calibration import fit_profiles, ideal_profiles, median_absolute_error_pct, percentage_error, predict
+    from core.calibration import median_absolute_error_pct, percentage_error, predict
     from core.engine import ENGINES
+    from core.engine_fit import fit_profiles, ideal_profiles
     from core.measurements import SETS, load
 
     lines = [
@@ -107,7 +108,7 @@ def calibration_text(fit: bool = False, sets: tuple[str, ...] = ()) -> str:
         same = all(fitted[k] == ENGINES[k] for k in ENGINES)
         lines += [
             "",
-            "refit on the fit set (from the neutral start in core.calibration.START_COSTS):",
+            "refit on the fit set (from the neutral start in core.engine_fit.START_COSTS):",
             *costs_table(fitted),
             "  identical to the shipped profiles" if same else "  differs: copy these values into core/engine.py",
         ]

@@ -7,12 +7,10 @@ between the two markers, and a test fails when the README and this differ.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+from core.cli.readme_block import main
 from core.field_lists import list_text
 from core.fields import Input, bound_field, flat_text, inputs
-from core.flat import EFFICIENCY_BASES, SECTIONS
+from core.flat_sections import EFFICIENCY_BASES, SECTIONS
 from core.load import Load
 from core.plan_spec import Plan
 from core.validation import shown_number
@@ -90,16 +88,5 @@ def _range(spec_type: type, described: Input) -> str:
     return f"{unit}{bound(described.low)} to {bound(described.high)}"
 
 
-def replace_block(readme: str) -> str:
-    """README text with the generated block put between the markers."""
-    head, _, rest = readme.partition(START)
-    _, _, tail = rest.partition(END)
-    return head + options_markdown() + tail
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--write"]:
-        path = Path(__file__).resolve().parents[2] / "README.md"
-        path.write_text(replace_block(path.read_text(encoding="utf-8")), encoding="utf-8")
-    else:
-        sys.stdout.write(options_markdown() + "\n")
+    main(options_markdown, START, END)

@@ -13,7 +13,7 @@ import argparse
 
 from core import presets
 from core.fields import Input, flat_text, inputs
-from core.flat import EFFICIENCY_BASES, FIELD_KEYS, INPUTS, SECTIONS, option_of
+from core.flat_sections import EFFICIENCY_BASES, FIELD_KEYS, INPUTS, SECTIONS, option_of
 from core.scenario import Scenario
 
 # Options that are not one field: kept because scripts use them.

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.calibration import (
-    coverage,
-    fit_profiles,
-    ideal_profiles,
-    log_residual,
-    median_absolute_error_pct,
-    percentage_error,
-    predict,
-    slice_errors,
-)
+from core.calibration import median_absolute_error_pct, percentage_error, predict, slice_errors
 from core.engine import ENGINES
+from core.engine_fit import fit_profiles, ideal_profiles
 from core.measurements import SETS, load
+from core.range_calibration import coverage, log_residual
 
 
 @pytest.fixture(scope="module")

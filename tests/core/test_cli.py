@@ -180,7 +180,7 @@ def test_static_batch_and_context_window_are_shown(capsys):
 @pytest.mark.parametrize(
     ("argv", "option", "range_text"),
     [
-        # Each range is the option's own, in the unit the option takes (written by hand from core/specs.py).
+        # Each range is the option's own, in the unit the option takes (written by hand from the specs gathered in core/specs.py).
         (["--batch", "0"], "--batch", "from 1 to 1,000,000 requests"),
         (["--batch", "x"], "--batch", "from 1 to 1,000,000 requests"),
         (["--prompt-tokens", "-5"], "--prompt-tokens", "from 1 to 10,000,000 tokens"),

@@ -11,8 +11,9 @@ from core import Scenario, estimate, presets
 from core.efficiency import IDEAL, efficiency_base
 from core.engine import ENGINES, LLAMA_CPP, TYPICAL, VLLM
 from core.memory import expected_distinct_experts
-from core.phases import expert_visits, prefill
+from core.phases import prefill
 from core.specs import Efficiency, Precision, Workload
+from core.step_time import expert_visits
 
 FP16 = Precision()
 INT4 = Precision(weight_bits=4.5, kv_bits=16)  # int4 with group scales, multiplied in 16-bit

@@ -10,13 +10,15 @@ import numpy as np
 import pytest
 
 from core import presets
+from core.attention import prefill_attention_flops
 from core.efficiency import CALIBRATED
 from core.engine import TYPICAL, VLLM, EngineProfile
 from core.iteration import iteration, prompt_chunks, request_steps
 from core.memory import weight_bytes_read
-from core.phases import decode_flops, decode_step, prefill, prefill_attention_flops, tensor_parallel_time_s
+from core.phases import decode_flops, decode_step, prefill
 from core.replica import Replica
 from core.specs import Precision
+from core.step_time import tensor_parallel_time_s
 
 FP8 = Precision(8, 8)
 IDEAL = replace(

@@ -10,6 +10,7 @@ import pytest
 
 from core import presets
 from core.arraymath import sum_of_max_of_lines
+from core.attention import attention_flops_per_token, prefill_attention_flops
 from core.batching import critical_batch, sweep_batch_sizes
 from core.billing import reply_cost, self_hosting
 from core.efficiency import IDEAL
@@ -24,13 +25,7 @@ from core.memory import (
     weight_bytes_read,
 )
 from core.parallel import allreduce_time_s, effective_machine
-from core.phases import (
-    attention_flops_per_token,
-    decode_step,
-    decode_time_s,
-    prefill,
-    prefill_attention_flops,
-)
+from core.phases import decode_step, decode_time_s, prefill
 from core.reply import latency
 from core.specs import CUSTOM_ID, Efficiency, Model, Precision, Pricing
 

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import Scenario, estimate, presets
-from core.calibration import calibrated_cells, range_spreads
 from core.efficiency import IDEAL, efficiency_base
 from core.estimate import Estimate
 from core.measurements import load
+from core.range_calibration import calibrated_cells, range_spreads
 from core.ranges import CALIBRATED_CELLS, EXTRAPOLATION_WIDENING, SPREADS, likely_range, regime
 from core.specs import Precision, Workload
 from tests.core.test_properties import scenarios

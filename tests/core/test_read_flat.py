@@ -82,7 +82,7 @@ def test_an_empty_link_is_the_lesson() -> None:
 @pytest.mark.parametrize(
     ("flat", "field", "expected", "allowed"),
     [
-        # Each bound is the field's own (core/specs.py), in the unit the link carries.
+        # Each bound is the field's own (the specs gathered in core/specs.py), in the unit the link carries.
         ({"prompt": "1e308"}, ("workload", "prompt_tokens"), 10_000_000, "1 to 10,000,000 tokens"),
         ({"out": "0"}, ("workload", "output_tokens"), 1, "1 to 1,000,000 tokens"),
         ({"out": "1e400"}, ("workload", "output_tokens"), 1_000_000, "1 to 1,000,000 tokens"),

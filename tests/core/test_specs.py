@@ -89,7 +89,7 @@ class Field:
     optional: bool = False  # None is a valid value
 
 
-# Ranges written by hand from the descriptions in core/specs.py (a changed bound fails here);
+# Ranges written by hand from the descriptions in the specs core/specs.py gathers (a changed bound fails here);
 # the text is what core.validation renders
 # (integers below 1e13 with thousands separators, larger bounds in %g form).
 FIELDS = [

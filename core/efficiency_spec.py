@@ -1,0 +1,93 @@
+"""How far real software falls short of the datasheet: utilisation shares and fixed costs, in SI units.
+
+The spec only; where an efficiency starts from (the lesson's ideal machine or an engine's
+costs flattened for a model) is `core.efficiency`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.fields import described, validate
+from core.units import S_PER_MS, S_PER_US
+from core.validation import check_text
+
+
+@dataclass(frozen=True, slots=True)
+class Efficiency:
+    """How far real software falls short of the datasheet.
+
+    mbu: memory-bandwidth utilisation; mfu: compute (model FLOPs) utilisation;
+    step_overhead_s: a fixed cost per forward pass (kernel launches, scheduling);
+    sequence_overhead_s: a cost per sequence per pass (sampling, detokenising, paging
+    bookkeeping), which is why real servers fall short of the roofline at large batches;
+    allreduce_latency_s: the fixed cost of one all-reduce under tensor
+    parallelism; request_overhead_s: the server's path per request (HTTP, tokenising,
+    scheduling, streaming the first token back), added once to the TTFT;
+    expert_overhead_s: a mixture of experts' fixed cost per expert GEMM (each expert a
+    layer runs per pass);
+    dequant_bandwidth and dequant_compute: the share of MBU and MFU that kernels reach
+    when they dequantise weights stored narrower than the maths (`Precision.dequantises`).
+    Ideal is MBU = MFU = 1 with nothing added and nothing lost: the lesson's physics.
+    `label` names the engine the numbers started from (ideal, typical, vllm, ...); numbers
+    that differ from it are edits.
+    """
+
+    label: str = "ideal"
+    mbu: float = described(
+        1.0, key="mbu", kind=float, label="MBU", low=0.01, high=1, step=0.01,
+        help="Memory-bandwidth utilisation: the share of peak bandwidth real software reaches.",
+    )  # fmt: skip
+    mfu: float = described(
+        1.0, key="mfu", kind=float, label="MFU", low=0.01, high=1, step=0.01,
+        help="Model FLOPs utilisation: the share of peak compute real software reaches.",
+    )  # fmt: skip
+    step_overhead_s: float = described(
+        0.0, key="overhead", kind=float, label="Overhead per step (ms)", unit="ms", scale=S_PER_MS, low=0, high=1,
+        step=0.1, flag="--step-overhead-ms",
+        help="A fixed cost added to every forward pass (kernel launches, scheduling), ms.",
+    )  # fmt: skip
+    sequence_overhead_s: float = described(
+        0.0, key="seqoverhead", kind=float, label="Overhead per sequence (µs)", unit="µs", scale=S_PER_US,
+        low=0, high=0.01, step=1, flag="--sequence-overhead-us",
+        help="A cost per sequence in the batch per pass (sampling, bookkeeping), µs.",
+    )  # fmt: skip
+    allreduce_latency_s: float = described(
+        0.0, key="allreduce", kind=float, label="All-reduce latency (µs)", unit="µs", scale=S_PER_US,
+        low=0, high=0.1, step=1, flag="--allreduce-us",
+        help="Fixed latency of one all-reduce between GPUs, µs (only with more than one GPU).",
+    )  # fmt: skip
+    request_overhead_s: float = described(
+        0.0, key="reqoverhead", kind=float, label="Overhead per request (ms)", unit="ms", scale=S_PER_MS, low=0,
+        high=10, step=1, flag="--request-overhead-ms",
+        help="The server's path per request (HTTP, tokenising, scheduling), added once to the TTFT, ms; "
+        "0 for an engine run in-process.",
+    )  # fmt: skip
+    expert_overhead_s: float = described(
+        0.0, key="expertoverhead", kind=float, label="Overhead per expert GEMM (µs)", unit="µs", scale=S_PER_US,
+        low=0, high=0.001, step=0.5, flag="--expert-overhead-us",
+        help="Mixture of experts: a fixed cost for each expert a layer runs per pass (MoE layers × the distinct "
+        "experts the tokens touch), µs.",
+    )  # fmt: skip
+    dequant_bandwidth: float = described(
+        1.0, key="dqbw", kind=float, label="Dequantising bandwidth share", low=0.01, high=1, step=0.01,
+        flag="--dequant-bandwidth",
+        help="Weights stored narrower than the maths (int4, GGUF): the share of the MBU their dequantising "
+        "kernels reach when reading them.",
+    )  # fmt: skip
+    dequant_compute: float = described(
+        1.0, key="dqmfu", kind=float, label="Dequantising compute share", low=0.01, high=1, step=0.01,
+        flag="--dequant-compute",
+        help="Weights stored narrower than the maths: the share of the MFU their matmuls reach, unpacking "
+        "weights as they go (prefill pays it).",
+    )  # fmt: skip
+
+    def __post_init__(self) -> None:
+        check_text("efficiency label", self.label, 40)
+        validate(self)
+
+    @property
+    def is_ideal(self) -> bool:
+        costs = (self.step_overhead_s, self.sequence_overhead_s, self.allreduce_latency_s, self.request_overhead_s)
+        shares = (self.mbu, self.mfu, self.dequant_bandwidth, self.dequant_compute)
+        return costs == (0, 0, 0, 0) and self.expert_overhead_s == 0 and shares == (1, 1, 1, 1)

@@ -1,0 +1,282 @@
+"""The open-loop model: requests arrive as a Poisson process at λ per second, as real traffic does.
+
+A birth-death queue over n, the requests holding a KV-cache slot (n ≤ c, the concurrency
+that fits), whose service rates come from the same iterations as the closed loop:
+
+    μ(n) = n / (prefill with n-1 others decoding + M × TPOT(n)),
+    TPOT(n) = decode(n) / (1 - λ × stall(n))        (others' prompts ride in the iterations)
+
+Arrivals see the stationary distribution π (PASTA). A request that finds all c slots
+taken waits for one: P(wait) = P(n ≥ c), and the wait is exponential with rate μ(c) - λ,
+halved for near-deterministic replies (Allen-Cunneen, (1 + cs²)/2). Prompts also queue for
+the prefill (M/G/1, ρ = λ × prefill). TTFT = the server's path + the iteration in progress
++ both waits + the request's own prefill; its percentiles treat the total wait as 0 or
+exponential (`queueing.wait_quantile_s`) and take the prefill at that quantile of prompt
+length, a slight overestimate.
+
+Capacity is the largest λ with a steady state: the slots' (λ = μ(c; λ)) or the prefill's
+(λ × prefill = 1), whichever is smaller. As λ approaches it, P(wait) → 1 and the wait's
+scale → ∞, so every percentile grows without bound; as λ → 0 nothing waits and TTFT is
+one prefill on an idle engine (`estimate`'s TTFT plus the server path).
+Assumptions as the closed loop's: no prefix-cache hits, speculative decoding or
+disaggregated prefill; means for the step times, distributions only for the waits.
+
+`OpenLoopModel` builds the per-slot step times once per setup; every evaluation then takes
+an array of arrival rates (one row each against the slots' columns), so `core.open_loop`
+accepts many rates at once and `goodput` searches a grid of rates a pass at a time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core.arraymath import Quantity
+from core.iteration import RequestSteps, lone_prefill_s, request_steps
+from core.lengths import RequestLengths
+from core.queueing import (
+    batch_wait_iterations,
+    birth_death_distribution,
+    kingman_wait_s,
+    prompts_per_iteration,
+    wait_quantile_s,
+)
+from core.rate_search import last_passing_rate, root_below
+from core.replica import Replica
+
+PERCENTILES = (0.5, 0.9, 0.95, 0.99)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenLoop:
+    """Poisson arrivals at `request_rate_per_s`: latencies (means and TTFT percentiles) and throughput.
+
+    Floats for one rate; numpy arrays (one entry per rate) when `open_loop` is given many.
+    """
+
+    request_rate_per_s: Quantity
+    capacity_requests_per_s: float
+    utilisation: Quantity  # λ / capacity; latencies are infinite at ≥ 1
+    max_concurrency_that_fits: int
+    ttft_s: Quantity  # mean
+    ttft_p50_s: Quantity
+    ttft_p90_s: Quantity
+    ttft_p95_s: Quantity
+    ttft_p99_s: Quantity
+    tpot_s: Quantity  # mean over requests
+    e2e_s: Quantity  # mean
+    queue_wait_s: Quantity  # mean wait for a slot and for the prefill, part of TTFT
+    mean_in_flight: Quantity  # requests in the system (Little: λ × e2e)
+    tokens_per_s_per_user: Quantity
+    output_tokens_per_s_per_gpu: Quantity
+    total_tokens_per_s_per_gpu: Quantity
+
+    def ttft_quantile_field(self, percentile: float) -> Quantity:
+        return getattr(self, f"ttft_p{round(percentile * 100)}_s")
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """The stationary state at K rates (arrays of length K): what an arriving request sees."""
+
+    seen: np.ndarray  # (K, c): P(admitted beside k = 0..c-1 others)
+    full: np.ndarray  # P(all c slots busy)
+    slot_ratio: np.ndarray  # λ / μ(c): ≥ 1 means the slots cannot keep up
+    slot_wait_s: np.ndarray  # mean wait for a slot
+    prefill_s: np.ndarray  # mean own prefill
+    prefill_load: np.ndarray  # share of time in iterations carrying prompts (< 1 for a steady state)
+    carry_s: np.ndarray  # an iteration carrying prompts: the prefill queue's service time
+    tpot_s: np.ndarray
+    decode_s: np.ndarray  # mean decode iteration an arrival meets
+    others: np.ndarray  # mean others decoding beside a new arrival
+
+    @property
+    def steady(self) -> np.ndarray:
+        return np.asarray((self.slot_ratio < 1) & (self.prefill_load < 1))
+
+
+@dataclass(frozen=True, slots=True)
+class OpenLoopModel:
+    """One setup's open loop: step times for k = 0..c-1 others holding slots, built once.
+
+    Entry k: a request admitted beside k others prefills with k decoding and replies in a
+    batch of k + 1, which is also state n = k + 1 of the birth-death queue.
+    """
+
+    replica: Replica
+    lengths: RequestLengths
+    steps: RequestSteps
+    n: np.ndarray  # k + 1
+    fits: int  # the concurrency that fits (0: not even the weights)
+
+    @classmethod
+    def build(cls, replica: Replica, lengths: RequestLengths) -> OpenLoopModel:
+        c = replica.max_concurrency_that_fits(lengths)
+        n = np.arange(1, max(c, 1) + 1, dtype=float)
+        steps = request_steps(replica, lengths.mean_prompt_tokens, lengths.mean_decode_context_tokens, n, n - 1)
+        return cls(replica, lengths, steps, n, c)
+
+    def _at(self, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per rate (rows) and entry (columns): prompts per carrying iteration, TPOT, own prefill."""
+        steps = self.steps
+        prompts = prompts_per_iteration(rate * steps.decode_s, steps.most_prompts)
+        tpot = steps.decode_s / np.maximum(1 - rate * steps.stall_s(prompts), 1e-12)
+        return prompts, tpot, steps.prefill_s(prompts)
+
+    def _service_rates_per_s(self, rate: np.ndarray) -> np.ndarray:
+        _, tpot, prefill = self._at(rate)
+        return np.asarray(self.n / (prefill + self.lengths.mean_output_tokens * tpot))
+
+    def slot_limit_upper_per_s(self) -> float:
+        """c / (M × decode(c)): even replies with no prefill and no stall free slots no faster."""
+        return float(self.n[-1] / (self.lengths.mean_output_tokens * float(self.steps.decode_s[-1])))
+
+    def capacity_per_s(self, at_least: float = 0.0) -> float:
+        """The smaller of the slots' limit (the root of λ − μ(c; λ)) and the prefill's (load = 1); 0 if nothing fits.
+
+        `at_least`: a rate known to have a steady state (a goodput), where the search may start.
+        """
+        if not self.fits:
+            return 0.0
+        slots = root_below(
+            lambda rate: rate - self._service_rates_per_s(rate)[..., -1], self.slot_limit_upper_per_s(), at_least
+        )
+        if self._state(np.array([slots * (1 - 1e-9)])).prefill_load[0] < 1:
+            return slots
+        return root_below(lambda rate: self._state(rate).prefill_load - 1, slots, at_least)
+
+    def _state(self, rates: np.ndarray) -> _State:
+        """The state at each of `rates` (shape (K,)); rows past the slots' limit are marked, not steady."""
+        steps = self.steps
+        prompts, tpot, prefill = self._at(rates[:, None])
+        mu = self.n / (prefill + self.lengths.mean_output_tokens * tpot)
+        slot_ratio = rates / mu[:, -1]
+        # Past the slots' limit there is no stationary distribution: compute at a steady rate, then mark.
+        steady_rate = np.where(slot_ratio < 1, rates, 0.5 * mu[:, -1])[:, None]
+        pi, beyond, ratio = birth_death_distribution(steady_rate, mu)
+        full = pi[:, -1] + beyond
+        # Entry k: admitted beside k others; an arrival that finds all c busy waits, then joins c - 1.
+        admitted = pi[:, :-1].copy()
+        admitted[:, -1] += full
+        # A request queued for a slot waits j + 1 departures at μ(c) when j are ahead;
+        # near-deterministic replies halve that (Allen-Cunneen).
+        slot_wait = pi[:, -1] / (mu[:, -1] * (1 - ratio) ** 2) * (1 + self.lengths.squared_variation) / 2
+        weights = self.n * pi[:, 1:]
+        weights[:, -1] += self.n[-1] * beyond
+        carry = steps.chunks * steps.mixed_s(prompts)
+        return _State(
+            seen=admitted,
+            full=full,
+            slot_ratio=slot_ratio,
+            slot_wait_s=slot_wait,
+            prefill_s=np.sum(admitted * prefill, axis=1),
+            prefill_load=rates * np.sum(admitted * (carry / prompts), axis=1),
+            carry_s=np.sum(admitted * carry, axis=1),
+            tpot_s=np.sum(weights * tpot, axis=1) / weights.sum(axis=1),
+            decode_s=pi[:, 1:] @ steps.decode_s + beyond * steps.decode_s[-1],
+            others=admitted @ (self.n - 1),
+        )
+
+    def _ttfts(self, rates: np.ndarray, state: _State, percentiles: tuple[float, ...]) -> tuple[Any, ...]:
+        """TTFT at each of `percentiles`, its mean, and the mean wait, at each rate."""
+        lengths, engine = self.lengths, self.replica.engine
+        # Prompts wait for the iterations carrying earlier prompts (M/G/1 on those iterations).
+        prefill_wait = kingman_wait_s(state.prefill_load, state.carry_s, 1.0, lengths.squared_variation)
+        busy = 1 - state.seen[:, 0]
+        hold = 0.0
+        if engine.prefill_batch_wait_iterations:
+            window = engine.prefill_batch_wait_iterations
+            hold = busy * batch_wait_iterations(window, rates * state.tpot_s) * state.tpot_s
+        fixed = self.replica.machine.request_overhead_s + busy * state.decode_s / 2 + hold
+        wait = state.slot_wait_s + prefill_wait
+        waiting = 1 - (1 - state.full) * (1 - np.minimum(state.prefill_load, 1.0))
+        prefills = self._prefill_quantiles_s(state, percentiles)
+        quantiles = [fixed + p + wait_quantile_s(q, waiting, wait) for q, p in zip(percentiles, prefills, strict=True)]
+        return quantiles, fixed + state.prefill_s + wait, wait
+
+    def _prefill_quantiles_s(self, state: _State, percentiles: tuple[float, ...]) -> list[np.ndarray]:
+        """The own prefill at each quantile of prompt length, the mean number of others decoding."""
+        lengths = self.lengths
+        if lengths.low_fraction == 1:
+            return [state.prefill_s] * len(percentiles)  # every prompt has the nominal length
+        tokens = np.array([*(lengths.prompt_tokens_quantile(q) for q in percentiles), lengths.mean_prompt_tokens])
+        alone = lone_prefill_s(self.replica, tokens, lengths.mean_decode_context_tokens, state.others[:, None])
+        alone = np.broadcast_to(alone, (len(state.others), len(tokens)))
+        return [state.prefill_s * alone[:, i] / alone[:, -1] for i in range(len(percentiles))]
+
+    def evaluate(self, rates: np.ndarray, capacity: float | None = None) -> OpenLoop:
+        """The open loop at each of `rates` (shape (K,)); rows without a steady state are infinite.
+
+        `capacity`: `capacity_per_s()` if already known (it only sets `utilisation`).
+        """
+        lengths, gpus = self.lengths, self.replica.gpu_count
+        prompt, output = lengths.mean_prompt_tokens, lengths.mean_output_tokens
+        capacity = self.capacity_per_s() if capacity is None else capacity
+        state = self._state(rates)
+        steady = state.steady & (rates < capacity) & (self.fits > 0)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ttft_q, ttft, wait = self._ttfts(rates, state, PERCENTILES)
+            e2e = ttft + output * state.tpot_s
+
+        def finite(values: np.ndarray, otherwise: float = math.inf) -> np.ndarray:
+            return np.where(steady, values, otherwise)
+
+        return OpenLoop(
+            request_rate_per_s=rates,
+            capacity_requests_per_s=capacity,
+            utilisation=rates / capacity if capacity > 0 else np.full_like(rates, math.inf),
+            max_concurrency_that_fits=self.fits,
+            ttft_s=finite(ttft),
+            ttft_p50_s=finite(ttft_q[0]),
+            ttft_p90_s=finite(ttft_q[1]),
+            ttft_p95_s=finite(ttft_q[2]),
+            ttft_p99_s=finite(ttft_q[3]),
+            tpot_s=finite(state.tpot_s),
+            e2e_s=finite(e2e),
+            queue_wait_s=finite(wait),
+            mean_in_flight=finite(rates * e2e),
+            tokens_per_s_per_user=finite(1 / state.tpot_s, 0.0),
+            output_tokens_per_s_per_gpu=finite(rates * output / gpus, 0.0),
+            total_tokens_per_s_per_gpu=finite(rates * (prompt + output) / gpus, 0.0),
+        )
+
+    def point(self, rate: float, capacity: float | None = None) -> OpenLoop:
+        """The open loop at one rate, as floats."""
+        return _scalar(self.evaluate(np.array([rate]), capacity))
+
+    def meets(self, rates: np.ndarray, ttft_target_s: float, tpot_target_s: float, percentile: float) -> np.ndarray:
+        """Whether TTFT at `percentile` and the mean TPOT meet their targets at each of `rates`."""
+        state = self._state(rates)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            (ttft,), _, _ = self._ttfts(rates, state, (percentile,))
+        return np.asarray(state.steady & (ttft <= ttft_target_s) & (state.tpot_s <= tpot_target_s))
+
+    def goodput_rate_per_s(
+        self, ttft_target_s: float, tpot_target_s: float, percentile: float = 0.95, highest: float | None = None
+    ) -> float | None:
+        """The largest λ meeting both targets; None when even a trickle misses one.
+
+        Both latencies grow with λ: `rate_search.last_passing_rate` up to the slots' upper
+        bound lands within 0.41 % below the edge, on a rate evaluated and meeting both; looser
+        targets never return a lower rate. `highest`: the grids' top instead of this setup's
+        bound (≥ it), so that setups compared with one another search the same rates.
+        """
+        if not self.fits:
+            return None
+
+        def passes(rates: np.ndarray) -> np.ndarray:
+            return self.meets(rates, ttft_target_s, tpot_target_s, percentile)
+
+        return last_passing_rate(passes, max(highest or 0.0, self.slot_limit_upper_per_s()))
+
+
+def _scalar(point: OpenLoop) -> OpenLoop:
+    """One rate's entries as floats."""
+    values: dict[str, Any] = {}
+    for name in OpenLoop.__slots__:
+        value = getattr(point, name)
+        values[name] = value if isinstance(value, int) else float(np.asarray(value).reshape(-1)[0])
+    return OpenLoop(**values)

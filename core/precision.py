@@ -1,0 +1,60 @@
+"""How numbers are stored and multiplied: bits per weight, per KV element, and the maths' precision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.fields import described, validate
+
+
+@dataclass(frozen=True, slots=True)
+class Precision:
+    """Bits per stored weight (scales included, so 4.5 for 4-bit with group scales) and per KV element."""
+
+    weight_bits: float = described(
+        16.0, key="wbits", kind=float, label="Bits per weight", unit="bits", low=1, high=32, step=0.5,
+        flag="--weight-bits",
+        help="Stored bits per weight, scales included: 16 = fp16/bf16, 8 = fp8/int8, 4.5 = int4 with group "
+        "scales. Fewer bits → fewer bytes to read per step → faster decode.",
+    )  # fmt: skip
+    kv_bits: float = described(
+        16.0, key="kvbits", kind=float, label="Bits per KV value", unit="bits", low=1, high=32, step=0.5,
+        flag="--kv-bits", help="Bits per cached key/value element: 16, or 8 for an fp8 KV cache.",
+    )  # fmt: skip
+    compute_bits: int | None = described(
+        None, key="cbits", kind=int, label="Maths precision", unit="bits", low=4, high=16, optional=True,
+        flag="--compute-bits", choices=("16", "8", "4"),
+        help="The bits the matrix maths runs in: 16, 8 (fp8/int8 tensor cores) or 4 (NVFP4/MXFP4, Blackwell). "
+        "Empty: 8 for 8-bit weights, 16 otherwise (weight-only int4 dequantises to 16-bit maths).",
+    )  # fmt: skip
+
+    def __post_init__(self) -> None:
+        validate(self)
+        if self.compute_bits is not None and self.compute_bits not in (4, 8, 16):
+            raise ValueError(f"compute_bits must be 16, 8 or 4, got {self.compute_bits!r}")
+
+    @property
+    def math_bits(self) -> int:
+        """The precision the matrix maths runs in: `compute_bits`, or by default from the weights.
+
+        Assumption when not given: 8-bit weights are served W8A8 (fp8 or int8 tensor cores);
+        every other width is dequantised to 16-bit before the multiply (weight-only
+        quantisation such as int4 AWQ/GPTQ, EXL2, GGUF). 4-bit maths (NVFP4, MXFP4 on
+        Blackwell's tensor cores) must be asked for.
+        """
+        if self.compute_bits is not None:
+            return self.compute_bits
+        return 8 if self.weight_bits == 8 else 16
+
+    @property
+    def dequantises(self) -> bool:
+        """True when weights are stored narrower than the maths, so every matmul unpacks them first.
+
+        Weight-only quantisation (int4 AWQ/GPTQ at 4.25-4.5 bits, GGUF, MLX 4-bit, EXL2, or
+        int8 weights multiplied in 16-bit) reads fewer bytes but runs a dequantising kernel,
+        which reaches a smaller share of bandwidth and compute than a plain one (see
+        `Efficiency.dequant_bandwidth`). fp8 weights on 8-bit maths and NVFP4 (4.5 bits with
+        their scales) on 4-bit maths are not dequantised. Example: 4.5-bit weights, maths by
+        default in 16 bits → True; 8-bit weights, maths by default in 8 → False.
+        """
+        return self.weight_bits < self.math_bits

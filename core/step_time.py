@@ -1,0 +1,79 @@
+"""A step's times on a machine: reading, maths, the balance it is judged on, and the fixed costs.
+
+The roofline part of a step is its bytes over the bandwidth and its FLOPs over the compute
+(the weights at their own, lower, rates when an engine dequantises them); besides it a
+step pays fixed costs: per step, per sequence, per expert GEMM, and the tensor-parallel
+all-reduces (Megatron-LM's two per layer, `core.parallel`).
+"""
+
+from __future__ import annotations
+
+from core.arraymath import Quantity
+from core.memory import expected_distinct_experts
+from core.parallel import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Machine, allreduce_time_s
+from core.specs import Model
+
+
+def tensor_parallel_time_s(model: Model, machine: Machine, tokens: Quantity) -> Quantity:
+    """Two all-reduces per layer of the step's activations (tokens × hidden × 2 bytes); 0 on one GPU."""
+    if machine.gpu_count == 1 or not model.has_attention_shape:
+        return tokens * 0.0
+    message_bytes = tokens * (model.hidden or 0) * ACTIVATION_BYTES
+    return ALLREDUCES_PER_LAYER * (model.layers or 0) * allreduce_time_s(message_bytes, machine)
+
+
+def memory_time_s(machine: Machine, weight_bytes: Quantity, other_bytes: Quantity) -> Quantity:
+    """Reading the weights at the weights' bandwidth (lower when dequantised) and the rest (KV) at the group's."""
+    if not machine.dequantised:
+        return (weight_bytes + other_bytes) / machine.bandwidth_bytes_per_s
+    return weight_bytes / machine.weight_bandwidth_bytes_per_s + other_bytes / machine.bandwidth_bytes_per_s
+
+
+def compute_time_s(machine: Machine, weight_flops: Quantity, attention_flops: Quantity) -> Quantity:
+    """The weight matmuls at the weights' compute (lower when dequantised) and attention at the group's."""
+    if not machine.dequantised:
+        return (weight_flops + attention_flops) / machine.compute_flops_per_s
+    return weight_flops / machine.weight_compute_flops_per_s + attention_flops / machine.compute_flops_per_s
+
+
+def step_balance(machine: Machine, flops: float, bytes_moved: float, compute_s: float, memory_s: float) -> float:
+    """The balance a step is judged against: the group's compute ÷ bandwidth.
+
+    With dequantised weights the weights' share of the step moves at other rates than the
+    KV cache and attention, so the step's ridge is its own: (FLOPs ÷ compute time) ÷
+    (bytes ÷ memory time), and intensity > balance exactly when its maths outlasts its reading.
+    """
+    if not machine.dequantised:
+        return machine.balance_flop_per_byte
+    return (flops / compute_s) / (bytes_moved / memory_s)
+
+
+def expert_visits(model: Model, tokens: Quantity) -> Quantity:
+    """Expert GEMMs one step runs: MoE layers × the distinct experts its tokens touch (0 when dense).
+
+    Under tensor parallelism every GPU runs its slice of every touched expert, so the count
+    is the same on each. Example: Qwen3-30B-A3B (48 layers, 8 of 128 experts) at batch 1 →
+    48 × 8 = 384; DeepSeek-V3 (61 layers, 8 of 256) at 32 tokens → 61 × 160.6 = 9,794.
+    """
+    if not model.is_moe:
+        return tokens * 0.0
+    return (model.layers or 0) * expected_distinct_experts(model, tokens)
+
+
+def fixed_time_s(model: Model, machine: Machine, tokens: Quantity, sequences: Quantity) -> Quantity:
+    """What a step pays besides the roofline: per step, per sequence, per expert GEMM, and the all-reduces.
+
+    step overhead (launches, scheduling: an engine's scales with the layers) + sequences ×
+    per-sequence overhead + expert visits × per-expert overhead (a grouped GEMM's fixed cost
+    for each expert it runs, which dominates when each gets a token or two) + tensor-parallel
+    all-reduces of the step's tokens.
+    """
+    cost = machine.step_overhead_s + machine.sequence_overhead_s * sequences
+    if machine.expert_overhead_s and model.is_moe:
+        cost = cost + machine.expert_overhead_s * expert_visits(model, tokens)
+    return cost + tensor_parallel_time_s(model, machine, tokens)
+
+
+def decode_fixed_time_s(model: Model, machine: Machine, batch_size: Quantity) -> Quantity:
+    """Costs every decode step pays whatever its size: `fixed_time_s` of `batch_size` one-token sequences."""
+    return fixed_time_s(model, machine, batch_size, batch_size)
