@@ -5,6 +5,7 @@ import streamlit as st
 from app import formatting as fmt
 from app import likely
 from app import overview_text as words
+from app.capacity import PLAN_PAGE
 from app.compute import cached_critical_batch, cached_estimate
 from app.state import current_scenario
 from core.roofline import compute_idle_fraction
@@ -52,6 +53,14 @@ for column, (label, value, meaning) in zip([*row1, *row2], metrics, strict=True)
     column.metric(label, value, delta, delta_color="off", delta_arrow="off", help=range_help if shown else None)
     column.caption(meaning)
 st.caption(likely.range_note(scenario, rng))
+st.caption(
+    f"These are one static batch of {fmt.plural(work.batch_size, 'request')} on one machine, prefilled together. "
+    "For traffic (requests arriving all day, continuous batching, latency targets) size a fleet on the Capacity "
+    "plan, or put options side by side on Compare."
+)
+left, right = st.columns(2)
+left.page_link(PLAN_PAGE, label="Capacity plan: a fleet for your traffic", icon=":material/dns:")
+right.page_link("app/app_pages/compare.py", label="Compare: APIs and fleets", icon=":material/compare_arrows:")
 
 st.subheader("Which wall you are against")
 step, machine = est.decode, est.machine

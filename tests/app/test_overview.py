@@ -164,3 +164,10 @@ def test_a_real_model_shows_its_kv_cache_and_the_largest_batch_that_fits(open_ap
 def test_weights_that_do_not_fit_are_an_error_on_the_page(open_app) -> None:
     at = open_app(model="llama-3.1-405b", gpu="h100-sxm")
     assert [e.value for e in at.main.error][0].startswith("Does not fit.")
+
+
+def test_the_overview_says_its_numbers_are_one_static_batch_and_links_the_plan(open_app) -> None:
+    at = open_app(batch="4")
+    assert any("one static batch of 4 requests" in c.value for c in at.main.caption)
+    labels = [link.proto.label for link in at.main.get("page_link")]
+    assert "Capacity plan: a fleet for your traffic" in labels and "Compare: APIs and fleets" in labels

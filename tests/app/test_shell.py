@@ -266,3 +266,17 @@ def test_the_preset_select_tooltip_names_its_source(open_app) -> None:
 
 def test_the_page_keys_and_the_scenario_keys_never_collide() -> None:
     assert set(BY_KEY).isdisjoint(FLAT_KEYS)
+
+
+def test_every_scenario_input_has_a_widget_in_the_sidebar(open_app) -> None:
+    # A field added to a spec gets its link key, CLI flag and README row from its description; this
+    # catches one the sidebar does not draw (with every lazy box open, every input must be there).
+    from core.flat import INPUTS
+
+    at = open_app()
+    for box in ("sb_numbers_open", "sb_efficiency_open", "sb_caching_open"):
+        at.session_state[box] = True
+    at.run()
+    drawn = {w.key for kind in ("number_input", "text_input", "selectbox", "radio") for w in at.sidebar.get(kind)}
+    missing = sorted(set(INPUTS) - drawn)
+    assert not missing, f"scenario inputs with no sidebar widget: {missing}"
