@@ -17,9 +17,11 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
+from app import bill_charts, compare_charts
 from app.measurements import Measurements, read_measurements
 from core.batching import BatchSweep
-from core.compare import Compared, compare
+from core.compare import Compared, bill, compare
+from core.crossings import Cheapest, cheapest_ranges
 from core.estimate import Estimate, estimate
 from core.lengths import RequestLengths
 from core.lesson import Drills, LabRun, drills, lab_run, simulate_measurements
@@ -139,6 +141,20 @@ def cached_plan(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> Capa
 def cached_compare(options: tuple[str, ...], scenario: Scenario, spec: Plan, pinned: Scenario | None) -> list[Compared]:
     """Each option's bill and speed (a self-hosted one runs a plan on its GPU): frozen results, shared."""
     return compare(options, scenario, spec, pinned)
+
+
+@st.cache_data(max_entries=64, hash_funcs=_HASH)
+def cached_cheapest(est: Estimate, result: CapacityPlan) -> list[Cheapest]:
+    """Where the API or the plan's fleet is cheaper, over the bill chart's traffic (the fleet priced ~300 times)."""
+    return bill_charts.cheapest(est, result)
+
+
+@st.cache_data(max_entries=64, hash_funcs=_HASH)
+def cached_changes(results: list[Compared], replies_per_day: float, days_per_month: float) -> list[Cheapest]:
+    """Where the cheapest of the compared options changes, over the Compare chart's traffic."""
+    axis = compare_charts.traffic_axis(replies_per_day)
+    bills = {c.option: bill(c, days_per_month) for c in results}
+    return cheapest_ranges(bills, float(axis[0]), float(axis[-1]))
 
 
 @st.cache_data(max_entries=256)

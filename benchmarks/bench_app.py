@@ -1,7 +1,7 @@
 """Speed of the dashboard, server side (AppTest, no browser): figures to read, not a pass/fail test.
 
-Targets (issue #3): a rerun after a widget change ≤ 50 ms on every page; each figure's JSON
-≤ 100 KB. For every page this prints
+Targets (issue #3): a rerun after a widget change ≤ 50 ms on every page (issue 9: ≤ 150 ms on
+the Capacity plan, whose change of target runs a new search); each figure's JSON ≤ 100 KB. For every page this prints
 
 - the rerun time after a sidebar change (output tokens, a new value each time, so the
   cached estimate misses as it does when someone types) and after the page's own widget
@@ -28,6 +28,8 @@ from streamlit.testing.v1 import AppTest
 ENTRY = Path(__file__).resolve().parents[1] / "streamlit_app.py"
 REPEAT = 7
 TARGET_RERUN_MS = 50.0
+SEARCH_TARGET_RERUN_MS = 150.0  # issue 9: a page that runs the deployment search (Compare's fleets too)
+SEARCHING = {"Capacity plan", "Compare"}
 TARGET_FIGURE_KB = 100.0
 
 PAGES = {  # title → page file (relative to the entry) and the page's own widget, if any
@@ -35,6 +37,8 @@ PAGES = {  # title → page file (relative to the entry) and the page's own widg
     "Latency line": ("app/app_pages/latency.py", ("seed", lambda i: 100 + i)),
     "Roofline & batching": ("app/app_pages/roofline.py", None),
     "Monthly bill": ("app/app_pages/bill.py", ("short", lambda i: 60 + i)),
+    "Capacity plan": ("app/app_pages/plan.py", ("tps", lambda i: 20.0 + i)),  # a new target: a new search
+    "Compare": ("app/app_pages/compare.py", ("lat1", lambda i: 800.0 + i)),
     "The lesson": ("app/app_pages/lesson.py", ("p1", lambda i: 1.0 + i)),
 }
 LLAMA_70B = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "eff": "calibrated"}
@@ -73,9 +77,9 @@ def figure_sizes_kb(at: AppTest) -> list[float]:
     return [len(chart.proto.spec.encode("utf-8")) / 1024 for chart in at.get("plotly_chart")]
 
 
-def shown(times: list[float]) -> str:
+def shown(times: list[float], target: float = TARGET_RERUN_MS) -> str:
     best, median = min(times), statistics.median(times)
-    flag = "" if best <= TARGET_RERUN_MS else "  OVER"
+    flag = "" if best <= target else "  OVER"
     return f"best {best:6.1f}  median {median:6.1f}{flag}"
 
 
@@ -99,21 +103,24 @@ def main() -> None:
             def new_output(app: AppTest, i: int, base: int = base_out) -> None:
                 app.number_input(key="out").set_value(base - 1 - i)
 
+            target = SEARCH_TARGET_RERUN_MS if title in SEARCHING else TARGET_RERUN_MS
             sidebar = rerun_times_ms(at, new_output)
-            line = f"{title:<20} output tokens: {shown(sidebar)}"
-            worst_rerun = max(worst_rerun, min(sidebar))
+            line = f"{title:<20} output tokens: {shown(sidebar, target)}"
+            if title not in SEARCHING:
+                worst_rerun = max(worst_rerun, min(sidebar))
             if own:
                 key, value = own
                 own_times = rerun_times_ms(at, lambda app, i, k=key, v=value: app.number_input(key=k).set_value(v(i)))
-                line += f" | {key}: {shown(own_times)}"
-                worst_rerun = max(worst_rerun, min(own_times))
+                line += f" | {key}: {shown(own_times, target)}"
+                if title not in SEARCHING:
+                    worst_rerun = max(worst_rerun, min(own_times))
             print(line)
             if sizes:
                 figures = ", ".join(f"{kb:.1f}" + (" OVER" if kb > TARGET_FIGURE_KB else "") for kb in sizes)
                 print(f"{'':<20} figures (KB): {figures}")
                 worst_figure = max(worst_figure, *sizes)
     print(
-        f"\nWorst best-of rerun: {worst_rerun:.1f} ms (target ≤ {TARGET_RERUN_MS:.0f}); "
+        f"\nWorst best-of rerun, pages without a search: {worst_rerun:.1f} ms (target ≤ {TARGET_RERUN_MS:.0f}); "
         f"largest figure: {worst_figure:.1f} KB (target ≤ {TARGET_FIGURE_KB:.0f})."
     )
 

@@ -66,20 +66,20 @@ class DailyCurve:
             return 1 + (r - 1) * np.cos(theta)
         return r * ((1 + np.cos(theta)) / 2) ** _exponent(r)
 
-    def mean_replicas(self, mean_rate_per_s: Quantity, rate_per_replica_per_s: float, floor: int) -> Quantity:
+    def mean_replicas(self, mean_rate_per_s: Quantity, rate_per_replica_per_s: Quantity, floor: int) -> Quantity:
         """The replicas an autoscaler runs on average over the day, each serving up to `rate_per_replica_per_s`.
 
-        `mean_rate_per_s` may be an array (one day per traffic level: the bill against traffic).
+        Both rates may be arrays and broadcast together (one day per traffic level and per
+        replica's capacity: the cheapest fleet at every traffic in one call).
         Example: r = 1 (flat traffic) → the peak fleet all day; r = 3 with a floor of 1 → fewer.
         """
         check_int("floor", floor, 0)
         rates = np.asarray(mean_rate_per_s, dtype=float)
-        peak = np.where(
-            rates > 0, np.maximum(floor, np.ceil(rates * self.peak_to_average / rate_per_replica_per_s)), floor
-        )
+        per = np.asarray(rate_per_replica_per_s, dtype=float)
+        peak = np.where(rates > 0, np.maximum(floor, np.ceil(rates * self.peak_to_average / per)), floor)
         edges = self.multiplier(2 * np.pi * np.arange(_INTERVALS + 1) / _INTERVALS) * rates[..., None]
         busiest = np.maximum(edges[..., :-1], edges[..., 1:])  # λ is monotone between edges: 0 and π are edges
-        replicas = np.minimum(np.maximum(np.ceil(busiest / rate_per_replica_per_s), floor), peak[..., None])
+        replicas = np.minimum(np.maximum(np.ceil(busiest / per[..., None]), floor), peak[..., None])
         mean = replicas.mean(axis=-1)
         return float(mean) if mean.ndim == 0 else mean
 

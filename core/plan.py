@@ -88,13 +88,15 @@ def monthly_usd_at(result: CapacityPlan, replies_per_day: Quantity) -> np.ndarra
     rates = np.asarray(replies_per_day, dtype=float) / SECONDS_PER_DAY
     curve = DailyCurve(spec.peak_to_average)
     month_h = pricing.days_per_month * SECONDS_PER_DAY / S_PER_HOUR
-    best = np.full(rates.shape, np.nan)
-    for option in result.ranked:
-        per_replica_usd = (option.setup.gpu.price_usd_per_hour or 0.0) * option.setup.gpus_per_replica * month_h
-        rate = option.requests_per_s_per_replica or math.inf
-        cost = per_replica_usd * np.asarray(curve.mean_replicas(rates, rate, spec.min_replicas))
-        best = np.fmin(best, cost)
-    return best
+    ranked = result.ranked
+    if not ranked:
+        return np.full(rates.shape, np.nan)
+    # Every candidate at every traffic level in one call: (candidates, levels) replicas on average.
+    usd = np.array([(o.setup.gpu.price_usd_per_hour or 0.0) * o.setup.gpus_per_replica * month_h for o in ranked])
+    per = np.array([o.requests_per_s_per_replica or math.inf for o in ranked])
+    shape = (len(ranked),) + (1,) * rates.ndim
+    replicas = curve.mean_replicas(rates, per.reshape(shape), spec.min_replicas)
+    return np.asarray(np.min(usd.reshape(shape) * replicas, axis=0))
 
 
 def concurrency_grid(cap: int) -> np.ndarray:

@@ -8,7 +8,7 @@ import streamlit as st
 from app import bill_charts, overview_text, page_inputs
 from app import formatting as fmt
 from app.capacity import PLAN_PAGE, current_plan
-from app.compute import cached_estimate, cached_lab_run, shared_figure
+from app.compute import cached_cheapest, cached_estimate, cached_lab_run, shared_figure
 from app.crossing_text import cheapest_words
 from app.safe import plain
 from app.state import current_scenario
@@ -33,7 +33,6 @@ def table(frame: pd.DataFrame, label: str, file_name: str) -> None:
 scenario = current_scenario()
 est = cached_estimate(scenario)
 pricing, work, cost = scenario.pricing, scenario.workload, est.reply_cost
-result, engine_note, _ = current_plan(scenario)  # the plan's own warnings show on its page
 
 st.title("Monthly bill")
 st.markdown(overview_text.price_source_line(scenario))
@@ -77,6 +76,10 @@ st.caption(
 )
 table(bill_charts.short_long_table(short, est), "Download the comparison (CSV)", "short_vs_long.csv")
 
+# The fleet comes from the capacity plan (a search over every priced GPU): run here, after the bill
+# above has been sent, so a new scenario shows its bill at once and the fleet a moment later.
+with st.spinner("Sizing the cheapest fleet…"):
+    result, engine_note, _ = current_plan(scenario)  # the plan's own warnings show on its page
 left, right = st.columns(2)
 left.subheader("The bill against reply length")
 left.plotly_chart(
@@ -109,7 +112,7 @@ else:
     ), strict=True):  # fmt: skip
         column.metric(label, value, help=meaning)
     st.caption(plain(recommendation(result), 600))
-parts = bill_charts.cheapest(est, result)
+parts = cached_cheapest(est, result)
 axis = bill_charts.replies_axis(pricing.replies_per_day)
 words = cheapest_words(parts, {"API": "The API", "fleet": "renting the plan's fleet"}, axis[0], axis[-1])
 if words:

@@ -9,8 +9,7 @@ from app.link import pinned_link
 from app.safe import plain
 from app.state import current_scenario
 from app.theme import PLOTLY_CONFIG
-from core.compare import PINNED, bill
-from core.crossings import cheapest_ranges
+from core.compare import PINNED
 from core.plan_spec import Plan
 
 scenario = current_scenario()
@@ -41,7 +40,7 @@ with st.spinner("Pricing the options…"):
     results = compute.cached_compare(chosen, scenario, spec, pinned)
 days = pricing.days_per_month
 axis = compare_charts.traffic_axis(pricing.replies_per_day)
-changes = cheapest_ranges({c.option: bill(c, days) for c in results}, float(axis[0]), float(axis[-1]))
+changes = compute.cached_changes(results, pricing.replies_per_day, days)
 priced = [c for c in results if c.monthly_usd is not None]
 if priced:
     cheapest = min(priced, key=lambda c: c.monthly_usd or 0.0)
