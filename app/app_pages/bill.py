@@ -76,10 +76,13 @@ st.caption(
 )
 table(bill_charts.short_long_table(short, est), "Download the comparison (CSV)", "short_vs_long.csv")
 
-# The fleet comes from the capacity plan (a search over every priced GPU): run here, after the bill
-# above has been sent, so a new scenario shows its bill at once and the fleet a moment later.
-with st.spinner("Sizing the cheapest fleet…"):
-    result, engine_note, _ = current_plan(scenario)  # the plan's own warnings show on its page
+# The fleet comes from the capacity plan, a search over every priced GPU (~0.3 s of server CPU a
+# new scenario): only while its section is open, so the bill itself stays quick for a room of people.
+FLEET_OPEN = "bill_fleet_open"
+result = None
+if st.session_state.get(FLEET_OPEN):
+    with st.spinner("Sizing the cheapest fleet…"):
+        result, engine_note, _ = current_plan(scenario)  # the plan's own warnings show on its page
 left, right = st.columns(2)
 left.subheader("The bill against reply length")
 left.plotly_chart(
@@ -94,27 +97,33 @@ right.plotly_chart(
     key="bill_traffic_chart",
 )
 
-st.subheader("Renting the GPUs instead")
-st.page_link(PLAN_PAGE, label="Size the fleet on the Capacity plan page", icon=":material/dns:")
-if result.best is None:
-    st.info(
-        f"{plain(recommendation(result), 600)} Loosen the targets on the Capacity plan page.", icon=":material/block:"
-    )
+fleet = st.expander(
+    "Renting the GPUs instead: the capacity plan's cheapest fleet", icon=":material/dns:", key=FLEET_OPEN,
+    on_change="rerun",
+)  # fmt: skip
+if result is None:
+    fleet.caption("Open to size the cheapest fleet that meets the Capacity plan's targets, and draw it on the chart.")
 else:
-    best = result.best
-    for column, (label, value, meaning) in zip(st.columns(3, border=True), (
-        ("Cheapest fleet, a month", fmt.usd(best.monthly_cost_usd or 0.0),
-         f"{fmt.count(best.total_gpus_at_peak or 0)} GPUs at the peak, autoscaled over the day; meets the plan's "
-         "targets (its page sets them)."),
-        ("The API, a month", fmt.usd(est.monthly_cost_usd), "The same replies at the prices above."),
-        ("Self-hosted per M output tokens", fmt.usd(best.usd_per_million_output_tokens or 0.0),
-         "At the peak, where the fleet is busiest: rent per GPU-hour ÷ output tokens per GPU-hour."),
-    ), strict=True):  # fmt: skip
-        column.metric(label, value, help=meaning)
-    st.caption(plain(recommendation(result), 600))
-parts = cached_cheapest(est, result)
-axis = bill_charts.replies_axis(pricing.replies_per_day)
-words = cheapest_words(parts, {"API": "The API", "fleet": "renting the plan's fleet"}, axis[0], axis[-1])
-if words:
-    st.markdown(plain(words[0].upper() + words[1:], 600))
-st.caption(f"The fleet is searched on {engine_note}, at the Capacity plan's targets and candidates.")
+    with fleet:
+        st.page_link(PLAN_PAGE, label="Targets and candidates: the Capacity plan page", icon=":material/dns:")
+        if result.best is None:
+            st.info(f"{plain(recommendation(result), 600)} Loosen the targets on the Capacity plan page.",
+                    icon=":material/block:")  # fmt: skip
+        else:
+            best = result.best
+            for column, (label, value, meaning) in zip(st.columns(3, border=True), (
+                ("Cheapest fleet, a month", fmt.usd(best.monthly_cost_usd or 0.0),
+                 f"{fmt.count(best.total_gpus_at_peak or 0)} GPUs at the peak, autoscaled over the day; meets the "
+                 "plan's targets (its page sets them)."),
+                ("The API, a month", fmt.usd(est.monthly_cost_usd), "The same replies at the prices above."),
+                ("Self-hosted per M output tokens", fmt.usd(best.usd_per_million_output_tokens or 0.0),
+                 "At the peak, where the fleet is busiest: rent per GPU-hour ÷ output tokens per GPU-hour."),
+            ), strict=True):  # fmt: skip
+                column.metric(label, value, help=meaning)
+            st.caption(plain(recommendation(result), 600))
+        parts = cached_cheapest(est, result)
+        axis = bill_charts.replies_axis(pricing.replies_per_day)
+        words = cheapest_words(parts, {"API": "The API", "fleet": "renting the plan's fleet"}, axis[0], axis[-1])
+        if words:
+            st.markdown(plain(words[0].upper() + words[1:], 600))
+        st.caption(f"The fleet is searched on {engine_note}, at the Capacity plan's targets and candidates.")

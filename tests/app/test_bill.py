@@ -80,10 +80,24 @@ def _plan(link: dict[str, str], **spec: object):
 TRAFFIC = {**LLAMA_70B_FP8, "replies": "2000000", "prompt": "1000", "out": "500"}
 
 
+def opened(at: AppTest) -> AppTest:
+    """The fleet's section opened, as a click does (it runs the capacity plan only while open)."""
+    at.session_state["bill_fleet_open"] = True
+    return at.run()
+
+
+def test_the_fleet_is_sized_only_when_its_section_is_opened(open_app) -> None:
+    at = open_app(PAGE, **TRAFFIC)
+    assert "Cheapest fleet, a month" not in metrics(at)
+    assert any("Open to size the cheapest fleet" in c.value for c in at.main.caption)
+    assert '"renting the plan' not in at.get("plotly_chart")[1].proto.spec  # the API's line only
+    assert "renting the plan" in opened(at).get("plotly_chart")[1].proto.spec
+
+
 def test_renting_shows_the_plans_cheapest_fleet_beside_the_api(open_app) -> None:
     from core.cli.plan_report import recommendation
 
-    at = open_app(PAGE, **TRAFFIC)
+    at = opened(open_app(PAGE, **TRAFFIC))
     best = _plan(TRAFFIC).best
     shown = metrics(at)
     assert shown["Cheapest fleet, a month"][0] == f"${best.monthly_cost_usd:,.0f}"
@@ -97,13 +111,13 @@ def test_renting_shows_the_plans_cheapest_fleet_beside_the_api(open_app) -> None
 
 
 def test_targets_no_fleet_meets_say_so(open_app) -> None:
-    at = open_app(PAGE, **TRAFFIC, ttft="1")  # p95 TTFT ≤ 1 ms: no prefill is that fast
+    at = opened(open_app(PAGE, **TRAFFIC, ttft="1"))  # p95 TTFT ≤ 1 ms: no prefill is that fast
     (info,) = [i for i in at.main.info if "No candidate meets every target" in i.value]
     assert "misses TTFT" in info.value.replace("\\", "") and "Loosen the targets" in info.value
     assert "Cheapest fleet, a month" not in metrics(at)
 
 
 def test_the_lessons_toy_is_planned_on_the_typical_engine(open_app) -> None:
-    at = open_app(PAGE)
+    at = opened(open_app(PAGE))
     assert any("searched on the typical engine" in c.value for c in at.main.caption)
     assert metrics(at)["Cheapest fleet, a month"][0].startswith("$")
