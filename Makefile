@@ -14,6 +14,7 @@
 #   make load         load test, no browser (Streamlit's websocket protocol): SESSIONS=50 SECONDS=60
 #   make load-burst   the same, but every session changes its input at once, BURST=3 times
 #   make load-scaled  two replicas behind HAProxy (Debian's package, installed if missing), SESSIONS=100
+#   make peers        our estimate beside llm-analysis' and GenZ's, one scenario (installs requirements-peers.txt)
 #   make clean        remove caches and build output (make distclean also removes .venv)
 #
 # Installs are stamped (.venv/.stamp-*): they rerun only when requirements*.txt or
@@ -36,12 +37,13 @@ SCREENSHOT_DIR ?= $(CURDIR)/docs/screenshots
 
 STAMP_RUN := $(VENV)/.stamp-run
 STAMP_DEV := $(VENV)/.stamp-dev
+STAMP_PEERS := $(VENV)/.stamp-peers
 PINS_RUN := $(VENV)/requirements-pins.txt
 PINS_DEV := $(VENV)/requirements-dev-pins.txt
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv install install-dev chromium run test lint bench docs screenshots clean distclean prices
+.PHONY: help venv install install-dev chromium run test lint bench docs screenshots clean distclean prices peers
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -128,6 +130,15 @@ bench: $(STAMP_DEV)
 	$(VPY) benchmarks/bench_core.py
 	$(VPY) benchmarks/bench_serving.py
 	$(VPY) benchmarks/bench_app.py
+
+# The peers are optional and large (~1.2 GB): installed only here, never by test or run.
+# --no-deps: requirements-peers.txt lists everything they import (its header says why).
+$(STAMP_PEERS): requirements-peers.txt $(STAMP_DEV)
+	$(PIP) install -q --no-deps -r requirements-peers.txt
+	@touch $@
+
+peers: $(STAMP_PEERS)
+	$(VPY) benchmarks/peers.py
 
 docs: $(STAMP_RUN)
 	$(VPY) -m core.cli.options_doc --write

@@ -4,9 +4,11 @@
 - every COPY source exists and is not dropped by .dockerignore; the image installs the
   pinned requirements and runs the code from its working directory;
 - the image's CMD is the command the browser tests start (tests/e2e/app_command.py);
-- requirements*.txt pin every package exactly;
+- requirements*.txt pin every package exactly (the optional peer set apart from the others);
 - .ci/run only calls `make test`;
-- the Kubernetes probes hit Streamlit's health endpoint on the app's port, as that user;
+- the Kubernetes probes hit Streamlit's health endpoint on the app's port, as that user, with
+  timeouts past the slowest health answer the load test measured; the autoscaler targets a CPU
+  share the load test showed safe; a PodDisruptionBudget, TLS and a Secure affinity cookie;
 - a wheel built from any directory carries both packages and core/'s data files.
 """
 
@@ -24,6 +26,7 @@ import tomllib
 import zipfile
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -32,6 +35,7 @@ DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 REQUIREMENTS = ROOT / "requirements.txt"
 REQUIREMENTS_DEV = ROOT / "requirements-dev.txt"
+REQUIREMENTS_PEERS = ROOT / "requirements-peers.txt"
 CI_RUN = ROOT / ".ci" / "run"
 KUBERNETES = ROOT / "deploy" / "kubernetes.yaml"
 
@@ -293,6 +297,20 @@ def test_dev_requirements_are_exact_pins_on_top_of_the_runtime_set() -> None:
         assert needed in dev, f"{needed} is not pinned in requirements-dev.txt"
 
 
+def test_the_optional_peer_set_is_pinned_and_stays_out_of_the_other_sets() -> None:
+    # benchmarks/peers.py's estimators (`make peers`): exact pins, installed only on request, and
+    # no package pinned at another version than the runtime or dev set pins it.
+    peers = _requirement_lines(REQUIREMENTS_PEERS)
+    bad = [line for line in peers if not PIN.match(line)]
+    assert not bad, f"not pinned with ==: {bad}"
+    names = {_name(p) for p in peers}
+    assert {"llm-analysis", "genz-llm"} <= names
+    others = {_name(p): p for p in _requirement_lines(REQUIREMENTS) + _requirement_lines(REQUIREMENTS_DEV)[1:]}
+    assert not names & others.keys(), f"already pinned in requirements(-dev).txt: {sorted(names & others.keys())}"
+    for path in (REQUIREMENTS, REQUIREMENTS_DEV, DOCKERFILE):
+        assert "requirements-peers" not in path.read_text(), path
+
+
 # --- (e) .ci/run --------------------------------------------------------------------------
 
 
@@ -349,6 +367,163 @@ def test_kubernetes_runs_as_the_image_user() -> None:
     assert re.search(r"runAsNonRoot:\s*true", text)
     user = _single("USER").split(":")[0]
     assert re.search(rf"runAsUser:\s*{user}\b", text), f"runAsUser should be {user}"
+
+
+# The block-style YAML this manifest is written in (mappings, "- " lists, scalars, flow lists in
+# JSON form, comments), read by indentation: PyYAML is not in the pinned dev set. Scalars stay
+# strings, as they are written.
+_KEY = re.compile(r"^([^:#\s][^:]*?):(?:\s+(.*))?$")
+
+
+def _uncommented(line: str) -> str:
+    """The line without a trailing `# comment` (a '#' inside quotes is kept)."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1] == " "):
+            return line[:i].rstrip()
+    return line.rstrip()
+
+
+def _scalar(text: str) -> Any:
+    text = text.strip()
+    if text[:1] in ('"', "'"):
+        return text[1 : text.index(text[0], 1)]
+    return json.loads(text) if text.startswith("[") else text
+
+
+def _yaml_block(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[Any, int]:
+    """The mapping or list whose lines start at lines[i] with this indent; and the next line's index."""
+    if lines[i][1].startswith("- "):
+        items: list[Any] = []
+        while i < len(lines) and lines[i][0] == indent and lines[i][1].startswith("- "):
+            item = lines[i][1][2:]
+            if _KEY.match(item):  # a mapping item: its first key sits two columns in
+                lines[i] = (indent + 2, item)
+                value, i = _yaml_block(lines, i, indent + 2)
+                items.append(value)
+            else:
+                items.append(_scalar(item))
+                i += 1
+        return items, i
+    mapping: dict[str, Any] = {}
+    while i < len(lines) and lines[i][0] == indent and not lines[i][1].startswith("- "):
+        match = _KEY.match(lines[i][1])
+        assert match, f"not a 'key: value' line: {lines[i][1]!r}"
+        key, rest = match.group(1), (match.group(2) or "").strip()
+        i += 1
+        if rest:
+            mapping[key] = _scalar(rest)
+        elif i < len(lines) and (lines[i][0] > indent or (lines[i][0] == indent and lines[i][1].startswith("- "))):
+            mapping[key], i = _yaml_block(lines, i, lines[i][0])
+        else:
+            mapping[key] = None
+    return mapping, i
+
+
+def _manifests() -> dict[str, dict[str, Any]]:
+    """Each document of deploy/kubernetes.yaml by its kind (one of each)."""
+    documents: dict[str, dict[str, Any]] = {}
+    for chunk in re.split(r"^---\s*$", KUBERNETES.read_text(), flags=re.M):
+        lines = [
+            (len(line) - len(line.lstrip()), line.strip())
+            for line in map(_uncommented, chunk.splitlines())
+            if line.strip()
+        ]
+        if not lines:
+            continue
+        document, end = _yaml_block(lines, 0, 0)
+        assert end == len(lines), f"unread line: {lines[end][1]!r}"
+        assert document["kind"] not in documents, f"two {document['kind']} documents"
+        documents[document["kind"]] = document
+    return documents
+
+
+def _container() -> dict[str, Any]:
+    (container,) = _manifests()["Deployment"]["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+def _cpu_cores(quantity: str) -> float:
+    return int(quantity[:-1]) / 1000 if quantity.endswith("m") else float(quantity)
+
+
+# Measured with the load test (docs/benchmarks.md, "Health under load" and "Where a replica
+# saturates"): the slowest answer of /_stcore/health in any run (300 sessions overloading one
+# replica), the worst p95 of any run, and the largest share of one core at which the rerun p95
+# stayed within 1 s (200 sessions on one replica, 71 %).
+WORST_HEALTH_S = 7.2
+WORST_HEALTH_P95_S = 1.4
+SAFE_CPU_SHARE = 0.71
+
+
+def test_the_manifest_reads_as_the_documents_it_should_have() -> None:
+    assert set(_manifests()) == {
+        "Deployment",
+        "Service",
+        "Ingress",
+        "HorizontalPodAutoscaler",
+        "PodDisruptionBudget",
+    }
+
+
+def test_a_busy_replica_is_not_restarted_and_a_cold_one_has_time_to_start() -> None:
+    container = _container()
+    for name in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert container[name]["httpGet"]["path"] == APP.HEALTH_PATH, name
+    startup, readiness, liveness = (container[n] for n in ("startupProbe", "readinessProbe", "livenessProbe"))
+    # A restart ends every session on the pod: each liveness probe waits twice the slowest answer
+    # measured, and only a minute of no answer at all restarts it.
+    assert int(liveness["timeoutSeconds"]) >= 2 * WORST_HEALTH_S
+    assert int(liveness["failureThreshold"]) * int(liveness["periodSeconds"]) >= max(60, 2 * WORST_HEALTH_S)
+    # A busy replica stays ready (its p95 answers in time); liveness starts after startup passed.
+    assert int(readiness["timeoutSeconds"]) > WORST_HEALTH_P95_S
+    assert "initialDelaySeconds" not in liveness and "initialDelaySeconds" not in readiness
+    # A cold pod gets a minute or more before anything counts against it.
+    assert int(startup["failureThreshold"]) * int(startup["periodSeconds"]) >= 60
+    assert int(startup["timeoutSeconds"]) > WORST_HEALTH_P95_S
+
+
+def test_the_autoscaler_targets_a_cpu_share_the_load_test_showed_safe() -> None:
+    documents = _manifests()
+    container = _container()
+    request = _cpu_cores(container["resources"]["requests"]["cpu"])
+    (metric,) = documents["HorizontalPodAutoscaler"]["spec"]["metrics"]
+    target = metric["resource"]["target"]
+    assert metric["resource"]["name"] == "cpu" and target["type"] == "Utilization"
+    # Utilization is of the request: the target in cores is the request × the percentage.
+    assert request * int(target["averageUtilization"]) / 100 <= SAFE_CPU_SHARE
+    assert _cpu_cores(container["resources"]["limits"]["cpu"]) >= request
+    target_ref = documents["HorizontalPodAutoscaler"]["spec"]["scaleTargetRef"]
+    assert (target_ref["kind"], target_ref["name"]) == ("Deployment", documents["Deployment"]["metadata"]["name"])
+
+
+def test_the_disruption_budget_selects_the_deployments_pods_and_lets_one_go() -> None:
+    documents = _manifests()
+    deployment, budget = documents["Deployment"]["spec"], documents["PodDisruptionBudget"]["spec"]
+    assert budget["selector"]["matchLabels"] == deployment["selector"]["matchLabels"]
+    assert budget["selector"]["matchLabels"].items() <= deployment["template"]["metadata"]["labels"].items()
+    minimum = int(documents["HorizontalPodAutoscaler"]["spec"]["minReplicas"])
+    if "maxUnavailable" in budget:
+        assert 1 <= int(budget["maxUnavailable"]) < minimum
+    else:
+        assert 1 <= int(budget["minAvailable"]) < minimum  # a node can still be drained
+
+
+def test_the_ingress_serves_tls_for_its_host_with_a_secure_affinity_cookie() -> None:
+    ingress = _manifests()["Ingress"]
+    rule_hosts = {rule["host"] for rule in ingress["spec"]["rules"]}
+    (tls,) = ingress["spec"]["tls"]
+    assert set(tls["hosts"]) == rule_hosts and tls["secretName"]
+    annotations = ingress["metadata"]["annotations"]
+    prefix = "nginx.ingress.kubernetes.io/"
+    assert annotations[prefix + "affinity"] == "cookie"
+    assert annotations[prefix + "session-cookie-secure"] == "true"
+    assert annotations[prefix + "session-cookie-samesite"] in ("Lax", "Strict")
+    assert annotations[prefix + "ssl-redirect"] == "true"
 
 
 # --- the package carries its data -----------------------------------------------------------
