@@ -245,6 +245,13 @@ def test_image_copies_the_entry_script_and_streamlit_settings() -> None:
     assert (ROOT / ".streamlit" / "config.toml").is_file()
 
 
+def test_viewers_see_an_errors_type_never_its_traceback() -> None:
+    import tomllib
+
+    settings = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert settings["client"]["showErrorDetails"] == "type"  # issue 11: not the default (full details)
+
+
 def test_streamlit_skips_its_full_collection_after_each_rerun() -> None:
     # The load test's main finding: that collection was most of a rerun's server CPU. The option
     # must still exist in the pinned Streamlit (a renamed one would be ignored without a word).

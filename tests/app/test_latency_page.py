@@ -187,3 +187,18 @@ def test_the_lesson_buttons_load_its_parts_and_show_the_reference_numbers(part, 
     else:
         assert table["output_tokens"].tolist() == [1, 25, 50, 100, 200, 400, 800]
         assert f"{table['latency_ms'].iloc[-1]:.1f}" == "5621.7"  # the lab's 800-token measurement
+
+
+def test_pasted_measurements_are_parsed_once_not_on_every_rerun(open_app, fresh_cache, monkeypatch):
+    # Issue 11: a 10,000-row paste was re-parsed on every rerun (3.4x slower reruns). Count the parses.
+    from app import compute
+
+    calls = []
+    real = compute.read_measurements
+    monkeypatch.setattr(compute, "read_measurements", lambda *a: calls.append(a) or real(*a))
+    at = open_app("latency")
+    rows = "".join(f"{m},{9.333 + 7 * m}\n" for m in range(1, 2001))
+    at.text_area(key="latency_paste").set_value("output_tokens,latency_ms\n" + rows).run()
+    for seed in (11, 12, 13):  # three reruns that change something else
+        at.number_input(key="seed").set_value(seed).run()
+    assert len([c for c in calls if c[0] and "latency_ms" in c[0]]) == 1

@@ -215,3 +215,14 @@ def test_any_link_gives_a_valid_scenario_and_warnings_that_name_the_key(flat: di
             assert key in joined or "settings:" in joined, (key, value, warnings)
     # What the app writes back reads cleanly: the same scenario, no warning.
     assert read_flat(clean, Scenario) == (clean, scenario, [])
+
+
+def test_an_old_custom_efficiency_link_keeps_its_numbers_and_an_out_of_range_one_is_said() -> None:
+    # Issue 11: `/?eff=custom&allreduce=1` was clamped without a word. `custom` (older links, every
+    # number written out) reads as the typical engine's base; 1 µs is inside the range: kept exactly.
+    flat, scenario, warnings = read_flat({"eff": "custom", "allreduce": "1"}, Scenario)
+    assert scenario.efficiency.allreduce_latency_s == 1e-6 and flat["allreduce"] == "1" and warnings == []
+    # Out of range: clamped, and said with the key and its range.
+    _, scenario, warnings = read_flat({"eff": "custom", "allreduce": "1e12"}, Scenario)
+    assert warnings == ["allreduce=1e12 is outside 0 to 100,000 µs: using 100,000."]
+    assert scenario.efficiency.allreduce_latency_s == pytest.approx(0.1)

@@ -11,8 +11,10 @@ import dataclasses
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 
+from core.scenario import Scenario
 from core.specs import GPU, Efficiency, Model, Precision, Pricing, Workload
 
 # A valid instance of each spec. Model is a mixture of experts with the full attention
@@ -511,3 +513,13 @@ def test_model_derived_moe_split() -> None:
     assert _model(kv_latent_dim=None, kv_latent_rope_dim=None).kv_elements_per_token_per_layer == 2 * 8 * 128
     dense = _model(**DENSE)
     assert (dense.params_per_expert, dense.shared_params, dense.is_moe) == (0.0, 46.7e9, False)
+
+
+def test_numpy_scalars_become_plain_numbers_in_specs_and_links() -> None:
+    # Issue 11: specs kept numpy scalars as given, so to_flat wrote `np.float64(…)`.
+    work = Workload(batch_size=np.int64(8), output_tokens=np.int32(300))
+    assert type(work.batch_size) is int and type(work.output_tokens) is int
+    eff = Efficiency(mbu=np.float64(0.5))
+    assert type(eff.mbu) is float
+    flat = Scenario(workload=work, efficiency=eff).to_flat(minimal=True)
+    assert flat["batch"] == "8" and flat["out"] == "300" and flat["mbu"] == "0.5"
