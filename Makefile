@@ -91,24 +91,29 @@ $(STAMP_DEV): requirements-dev.txt $(STAMP_RUN)
 install: $(STAMP_RUN)
 install-dev: $(STAMP_DEV)
 
-# Debian's chromium for the Playwright tests (never Playwright's own browser download: it fetches a
-# browser build of its own, which is not possible everywhere).
-chromium:
-	@if [ -x $(CHROMIUM) ]; then exit 0; fi; \
+# $(call debian_package,COMMAND,PACKAGE,WHAT NEEDS IT): Debian's package, installed with apt-get
+# when COMMAND is missing (as root; otherwise the command to run is printed and make stops).
+define debian_package
+	@if command -v $(1) >/dev/null; then exit 0; fi; \
 	if ! command -v apt-get >/dev/null; then \
-	  echo "error: $(CHROMIUM) is missing and there is no apt-get; install Chromium there" >&2; \
+	  echo "error: $(1) is missing and there is no apt-get; install $(2) there" >&2; \
 	  exit 1; \
 	fi; \
 	if [ "$$(id -u)" != 0 ]; then \
-	  echo "error: $(CHROMIUM) is missing; the browser tests need it. As root, run:" >&2; \
-	  echo "  apt-get update && apt-get install -y chromium" >&2; \
-	  echo "(or: sudo apt-get update && sudo apt-get install -y chromium), then make again" >&2; \
+	  echo "error: $(1) is missing, and $(3) cannot run without it. As root, run:" >&2; \
+	  echo "  apt-get update && apt-get install -y $(2)" >&2; \
+	  echo "(or: sudo apt-get update && sudo apt-get install -y $(2)), then make again" >&2; \
 	  exit 1; \
 	fi; \
-	echo "Installing Debian's chromium for the browser tests"; \
+	echo "Installing Debian's $(2) for $(3)"; \
 	apt-get update -qq -o DPkg::Lock::Timeout=300; \
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 chromium; \
-	$(CHROMIUM) --version
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 $(2)
+endef
+
+# Debian's chromium for the Playwright tests (never Playwright's own browser download: it fetches a
+# browser build of its own, which is not possible everywhere).
+chromium:
+	$(call debian_package,$(CHROMIUM),chromium,the browser tests)
 
 # --- targets ------------------------------------------------------------------------------
 
@@ -188,19 +193,6 @@ load-burst: $(STAMP_RUN)
 load-scaled: $(STAMP_RUN) haproxy
 	$(LOAD) --sessions $(or $(SESSIONS),100) --replicas 2 $(if $(BURST),--burst $(BURST))
 
-# Debian's haproxy for load-scaled, installed the way the chromium target installs chromium.
+# Debian's haproxy for load-scaled (two replicas behind a real balancer).
 haproxy:
-	@if command -v haproxy >/dev/null; then exit 0; fi; \
-	if ! command -v apt-get >/dev/null; then \
-	  echo "error: haproxy is missing and there is no apt-get; install HAProxy (>= 2.6) there" >&2; \
-	  exit 1; \
-	fi; \
-	if [ "$$(id -u)" != 0 ]; then \
-	  echo "error: haproxy is missing; make load-scaled needs it. As root, run:" >&2; \
-	  echo "  apt-get update && apt-get install -y haproxy" >&2; \
-	  exit 1; \
-	fi; \
-	echo "Installing Debian's haproxy for make load-scaled"; \
-	apt-get update -qq -o DPkg::Lock::Timeout=300; \
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 haproxy; \
-	haproxy -v | head -n 1
+	$(call debian_package,haproxy,haproxy,make load-scaled)
