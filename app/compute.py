@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import bill_charts, compare_charts
+from app import bill_charts, compare_charts, plan_charts
 from app.measurements import Measurements, read_measurements
 from core.batching import BatchSweep
 from core.compare import Compared, bill, compare
@@ -134,7 +134,14 @@ def cached_plan(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> Capa
     A resource cache: a plan holds every candidate's frontier, and a data cache would
     unpickle all of it on each rerun; the result is frozen, so one copy serves everyone.
     """
-    return plan(scenario, spec, lengths)
+    return plan(scenario, spec, lengths, frontiers=False)  # the page draws a few: plan_charts computes those
+
+
+@st.cache_resource(max_entries=32, hash_funcs=_HASH)
+def cached_frontier_figures(result: CapacityPlan) -> tuple[go.Figure, go.Figure]:
+    """The plan's two frontier charts (tokens, dollars), their few candidates' closed loops computed once."""
+    shown = plan_charts.shown_options(result)
+    return plan_charts.frontier(result, shown=shown), plan_charts.frontier(result, dollars=True, shown=shown)
 
 
 @st.cache_resource(max_entries=32, hash_funcs=_HASH)

@@ -10,6 +10,7 @@ the one with the highest throughput), so a chart compares GPUs, not every precis
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -20,24 +21,33 @@ from app import theme
 from app.figures import axis, figure, line, points
 from core.cli.plan_report import CANDIDATE_KEYS, option_json
 from core.plan import CapacityPlan
+from core.plan import frontier as frontier_of
 from core.plan_options import Option
 
 MAX_LINES = len(theme.SERIES)
 
 
 def shown_options(result: CapacityPlan) -> list[Option]:
-    """One candidate per GPU with a frontier: the cheapest ranked, else the highest throughput; at most 8."""
+    """One candidate per GPU, its frontier filled in: the cheapest ranked, else the highest throughput; at most 8.
+
+    A plan searched without frontiers (`frontiers=False`, as the app runs it) gets them here,
+    for these few candidates only (and, for a GPU none of whose candidates ranks, for each of
+    its candidates that fits, to pick the fastest).
+    """
     chosen: dict[str, Option] = {}
     for option in result.ranked:
         chosen.setdefault(option.setup.gpu.id, option)
     for option in result.failures:
-        if option.frontier is None:
-            continue
         held = chosen.get(option.setup.gpu.id)
-        best = max(option.frontier.output_tokens_per_s_per_gpu)
-        if held is None or (not held.meets_targets and best > max(held.frontier.output_tokens_per_s_per_gpu)):  # type: ignore[union-attr]
-            chosen[option.setup.gpu.id] = option
-    return list(chosen.values())[:MAX_LINES]
+        if held is not None and held.meets_targets:
+            continue
+        drawn = replace(option, frontier=frontier_of(result, option))
+        if drawn.frontier is None:
+            continue
+        best = max(drawn.frontier.output_tokens_per_s_per_gpu)
+        if held is None or best > max(held.frontier.output_tokens_per_s_per_gpu):  # type: ignore[union-attr]
+            chosen[option.setup.gpu.id] = drawn
+    return [replace(o, frontier=frontier_of(result, o)) for o in list(chosen.values())[:MAX_LINES]]
 
 
 def _name(option: Option) -> str:
@@ -46,12 +56,15 @@ def _name(option: Option) -> str:
     return f"{setup.gpu.id}, TP {setup.gpus_per_replica}, {setup.precision_name}{tail}"  # ids: short on a phone
 
 
-def frontier(result: CapacityPlan, dollars: bool = False) -> go.Figure:
-    """Throughput per GPU (or $ per million output tokens) against tokens/s per user, one line per GPU."""
+def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | None = None) -> go.Figure:
+    """Throughput per GPU (or $ per million output tokens) against tokens/s per user, one line per GPU.
+
+    `shown`: `shown_options(result)`, when the caller has it already (both charts draw the same).
+    """
     traces: list[dict[str, Any]] = []
     y_name = "$ per million output tokens" if dollars else "output tokens/s per GPU"
     y_hover = "$%{y:,.3f} per M tokens" if dollars else "%{y:,.0f} tok/s per GPU"
-    for colour, option in zip(theme.SERIES, shown_options(result), strict=False):
+    for colour, option in zip(theme.SERIES, shown if shown is not None else shown_options(result), strict=False):
         f = option.frontier
         if f is None or (dollars and f.usd_per_million_output_tokens is None):
             continue

@@ -106,7 +106,7 @@ def concurrency_grid(cap: int) -> np.ndarray:
     return np.unique(np.append(grid[grid <= cap], cap)).astype(float)
 
 
-def plan(scenario: Scenario, spec: Plan, lengths: RequestLengths | None = None) -> CapacityPlan:
+def plan(scenario: Scenario, spec: Plan, lengths: RequestLengths | None = None, frontiers: bool = True) -> CapacityPlan:
     """Search every candidate for `scenario`'s model, traffic and prices under `spec`'s targets.
 
     `lengths`: the workload's prompt and reply, fixed unless given (`Load.lengths` varies them).
@@ -117,7 +117,7 @@ def plan(scenario: Scenario, spec: Plan, lengths: RequestLengths | None = None) 
     mean_rate = pricing.replies_per_day / SECONDS_PER_DAY
     cached = min(workload.cached_prompt_tokens, lengths.mean_prompt_tokens)
     per_reply = reply_cost(pricing, lengths.mean_prompt_tokens, lengths.mean_output_tokens, cached).total_usd
-    options = [_option(scenario, spec, lengths, setup, mean_rate) for setup in setups(scenario, spec)]
+    options = [_option(scenario, spec, lengths, setup, mean_rate, frontiers) for setup in setups(scenario, spec)]
     return CapacityPlan(
         scenario=scenario,
         spec=spec,
@@ -146,7 +146,9 @@ def _replica(scenario: Scenario, setup: Setup, most: int | None = None) -> Repli
     )
 
 
-def _option(scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: Setup, mean_rate: float) -> Option:
+def _option(
+    scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: Setup, mean_rate: float, frontiers: bool = True
+) -> Option:
     """One candidate through steps 1-5 of the module docstring."""
     split = split_problem(scenario.model, setup.gpus_per_replica)
     if split is not None:
@@ -156,8 +158,9 @@ def _option(scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: Setu
     if fits == 0:
         return Option(setup, Problem.DOES_NOT_FIT, fit_problem(replica, lengths))
     cap = min(fits, spec.max_concurrency)
-    closed = closed_loop(replica, lengths, concurrency_grid(cap))
-    found = Option(setup, None, "", fits, _frontier(setup, closed), max_running_per_replica=cap)
+    # The frontier's closed loops are half a plan's time; without them only the lone request is needed.
+    closed = closed_loop(replica, lengths, concurrency_grid(cap) if frontiers else np.array([1.0]))
+    found = Option(setup, None, "", fits, _frontier(setup, closed) if frontiers else None, max_running_per_replica=cap)
     alone = float(closed.tokens_per_s_per_user[0])
     if alone < spec.tokens_per_s_per_user:
         reason = f"streams {alone:.2f} tokens/s even alone, below the {spec.tokens_per_s_per_user:g} asked"
@@ -238,6 +241,20 @@ def _priced(scenario: Scenario, sized: Option, price: float) -> Option:
         monthly_cost_usd=per_replica_usd * (sized.mean_replicas or 0.0),
         usd_per_million_output_tokens=price / (per_gpu * S_PER_HOUR) * TOKENS_PER_MILLION if per_gpu else math.inf,
     )
+
+
+def frontier(result: CapacityPlan, option: Option) -> Frontier | None:
+    """An option's frontier, computed now when the plan was searched without them (`frontiers=False`).
+
+    The same closed loop over the same grid as the search draws: a page that shows a few
+    candidates' frontiers need not pay for every candidate's. None for a candidate that does
+    not fit (or cannot be split), which has no frontier either way.
+    """
+    if option.frontier is not None or option.max_running_per_replica is None:
+        return option.frontier
+    replica = _replica(result.scenario, option.setup)
+    closed = closed_loop(replica, result.lengths, concurrency_grid(option.max_running_per_replica))
+    return _frontier(option.setup, closed)
 
 
 def _frontier(setup: Setup, closed: ClosedLoop) -> Frontier:

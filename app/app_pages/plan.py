@@ -80,13 +80,12 @@ if result.failures:
         st.dataframe(plan_charts.failures_table(result), hide_index=True)
 
 st.subheader("The frontier: throughput per GPU against speed per user")
-st.plotly_chart(compute.shared_figure(plan_charts.frontier, result), config=PLOTLY_CONFIG, key="plan_frontier")
+tokens_chart, dollars_chart = compute.cached_frontier_figures(result)
+st.plotly_chart(tokens_chart, config=PLOTLY_CONFIG, key="plan_frontier")
 st.caption(
     "Each line is one GPU's best candidate at 1, 2, 3 … requests in flight (closed loop, as benchmarks run "
     "a server): left, many requests share each step and each reply streams slowly; right, few do. The "
     "diamond is where the plan runs it at the peak."
 )
 st.subheader("The same frontier in dollars")
-st.plotly_chart(
-    compute.shared_figure(plan_charts.frontier, result, dollars=True), config=PLOTLY_CONFIG, key="plan_dollars"
-)
+st.plotly_chart(dollars_chart, config=PLOTLY_CONFIG, key="plan_dollars")

@@ -35,11 +35,18 @@ def test_one_line_per_gpu_its_cheapest_ranked_candidate(result: CapacityPlan) ->
     for option in shown:
         same_gpu = [o for o in result.ranked if o.setup.gpu.id == option.setup.gpu.id]
         if same_gpu:
-            assert option is same_gpu[0]  # ranked cheapest first
+            assert option == same_gpu[0]  # ranked cheapest first
         else:  # no ranked candidate (no price): the one with the highest throughput per GPU
             others = [o for o in result.failures if o.setup.gpu.id == option.setup.gpu.id and o.frontier]
             top = max(max(o.frontier.output_tokens_per_s_per_gpu) for o in others)
             assert max(option.frontier.output_tokens_per_s_per_gpu) == top
+
+
+def test_a_plan_searched_without_frontiers_draws_the_same_lines(result: CapacityPlan) -> None:
+    # The app searches without frontiers (half the time) and computes the few it draws.
+    lean = plan(result.scenario, result.spec, result.lengths, frontiers=False)
+    assert plan_charts.shown_options(lean) == plan_charts.shown_options(result)
+    assert plan_charts.frontier(lean).to_plotly_json() == plan_charts.frontier(result).to_plotly_json()
 
 
 def test_the_frontier_draws_each_candidates_closed_loop_the_target_and_the_chosen_point(result) -> None:

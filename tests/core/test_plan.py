@@ -17,7 +17,7 @@ from core.efficiency import efficiency_base
 from core.engine import VLLM
 from core.lengths import RequestLengths
 from core.open_loop import open_loop
-from core.plan import CapacityPlan, concurrency_grid, monthly_usd_at, plan
+from core.plan import CapacityPlan, concurrency_grid, frontier, monthly_usd_at, plan
 from core.plan_options import Problem
 from core.plan_spec import Plan
 from core.replica import Replica
@@ -263,3 +263,12 @@ def test_no_candidate_ranks_no_bill_against_traffic() -> None:
 def test_a_plan_is_deterministic() -> None:
     spec = Plan(gpu_ids=("h100-sxm", "a100-40gb"), tensor_parallel=(2, 4), weight_bits=(8, 4))
     assert plan(scenario(), spec) == plan(scenario(), spec)
+
+
+def test_a_plan_without_frontiers_ranks_the_same_and_draws_any_frontier_on_demand(llama70b: CapacityPlan) -> None:
+    lean = plan(scenario(), SMALL, RequestLengths(1000, 500, 0.8), frontiers=False)
+    # Same candidates, same order, same fleets and bills: the frontier never enters the ranking.
+    strip = [replace(o, frontier=None) for o in llama70b.options]
+    assert list(lean.options) == strip
+    for full, thin in zip(llama70b.options, lean.options, strict=True):
+        assert frontier(lean, thin) == full.frontier  # computed now, the same closed loop
