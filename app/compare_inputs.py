@@ -13,6 +13,7 @@ import streamlit as st
 
 from app import inputs
 from app.page_inputs import BY_KEY, PINNED_KEY
+from app.safe import plain
 from app.scenario_widgets import held
 from app.state import current_scenario
 from core.compare import MAX_OPTIONS, PINNED, THIS, self_hosted
@@ -38,7 +39,7 @@ def draw() -> None:
         described = BY_KEY[f"lat{i}"]
         option = chosen[i - 1] if i <= len(chosen) else None
         if option is not None and is_api(option):
-            inputs.number(described, label=f"Measured latency of {option} (ms)")
+            inputs.number(described, label=f"Measured latency of {plain(option)} (ms)")  # labels render markdown
         elif held([(described, None)]):
             inputs.number(described)
     inputs.text(BY_KEY[PINNED_KEY], "")

@@ -41,7 +41,7 @@ def test_a_typed_latency_shows_as_measured(open_app) -> None:
     at = open_app("compare", **TRAFFIC, lat1="850")
     table = at.main.dataframe[0].value
     assert table["latency (one reply)"].iloc[0] == "850.00 ms (measured)"  # as every duration is shown
-    assert at.number_input(key="lat1").label == "Measured latency of openai/gpt-4.1-mini (ms)"
+    assert unescape(at.number_input(key="lat1").label) == "Measured latency of openai/gpt-4.1-mini (ms)"
     assert "lat3" not in {w.key for w in at.sidebar.number_input}  # option 3 is self-hosted: estimated
 
 

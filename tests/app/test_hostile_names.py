@@ -8,7 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGES = ["overview", "latency", "roofline", "bill", "lesson"]
+PAGES = ["overview", "latency", "roofline", "bill", "plan", "compare", "lesson"]
 # Markdown would turn these into a link, an autolink, a heading, a list, emphasis or a colour.
 HOSTILE_NAME = "www.evil-example.com/login [x](http://evil.example) # 1. *a* :red[b]"
 
@@ -40,3 +40,15 @@ def test_a_free_api_shows_no_infinity_anywhere(open_app) -> None:
         assert not at.exception
         assert not [t for t in rendered_text(at) if "inf" in t.lower().split()], page
         assert not [t for t in rendered_text(at) if re.search(r"\binf\b|\bnan\b", t)], page
+
+
+def test_a_hostile_name_in_a_compared_or_pinned_scenario_never_renders_as_markup(open_app) -> None:
+    from urllib.parse import urlencode
+
+    pinned = urlencode({"model": "custom", "mname": HOSTILE_NAME})
+    at = open_app(
+        "compare", model="llama-3.1-8b", mname=HOSTILE_NAME, cmp="this scenario,pinned scenario", pinned=pinned
+    )
+    assert list(at.main.dataframe[0].value.index) == ["this scenario", "pinned scenario"]
+    for text in rendered_text(at):
+        assert "www.evil-example.com" not in text and not re.search(r"\]\(http", text), text
