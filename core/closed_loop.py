@@ -112,6 +112,10 @@ def _solve_rate(cycle: _Cycle) -> np.ndarray:
     """
     running = cycle.others + 1
     lone = cycle.fixed_s + cycle.steps.prefill_one_s + cycle.output_tokens * cycle.steps.decode_s
+    if not np.any(cycle.others):
+        # Alone (C = 1) nothing else arrives, so no term depends on X: Little's law is exact at
+        # once. A plan asks this of every candidate (can it stream fast enough even alone?).
+        return np.asarray(running / lone, dtype=float)
     low, high = np.zeros_like(running), running / lone
     f_low, f_high = -running, cycle.excess(high)
     for _ in range(_BISECTIONS):

@@ -20,7 +20,7 @@ References: Yu et al., "Orca" (OSDI 2022) for iteration-level scheduling; Agrawa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -104,11 +104,15 @@ class RequestSteps:
     mixed_most_s: Quantity  # ... that carries `most_prompts` prompts
     prefill_one_s: Quantity  # its own prefill alone: `chunks` iterations, the others decoding alongside
     prefill_most_s: Quantity  # its own prefill sharing each iteration with most_prompts - 1 other prompts
+    # most_prompts - 1 (at least 1e-12): the interpolation's span, which a plan's searches use thousands of times.
+    _span: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_span", np.maximum(np.asarray(self.most_prompts, dtype=float) - 1, 1e-12))
 
     def _between(self, one: Quantity, most: Quantity, prompts: Quantity) -> Quantity:
-        span = np.maximum(np.asarray(self.most_prompts, dtype=float) - 1, 1e-12)
         # np.minimum/np.maximum rather than np.clip: the same numbers, a third of the overhead on small arrays.
-        return one + (most - one) * np.minimum(np.maximum((prompts - 1) / span, 0.0), 1.0)
+        return one + (most - one) * np.minimum(np.maximum((prompts - 1) / self._span, 0.0), 1.0)
 
     def mixed_s(self, prompts: Quantity = 1.0) -> Quantity:
         return self._between(self.mixed_one_s, self.mixed_most_s, prompts)

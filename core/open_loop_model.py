@@ -245,7 +245,12 @@ class OpenLoopModel:
 
     def point(self, rate: float, capacity: float | None = None) -> OpenLoop:
         """The open loop at one rate, as floats."""
-        return _scalar(self.evaluate(np.array([rate]), capacity))
+        return self.points((rate,), capacity)[0]
+
+    def points(self, rates: tuple[float, ...], capacity: float | None = None) -> tuple[OpenLoop, ...]:
+        """The open loop at a few rates, each as floats: one evaluation for all of them."""
+        evaluated = self.evaluate(np.array(rates, dtype=float), capacity)
+        return tuple(_row(evaluated, i) for i in range(len(rates)))
 
     def meets(self, rates: np.ndarray, ttft_target_s: float, tpot_target_s: float, percentile: float) -> np.ndarray:
         """Whether TTFT at `percentile` and the mean TPOT meet their targets at each of `rates`."""
@@ -273,10 +278,10 @@ class OpenLoopModel:
         return last_passing_rate(passes, max(highest or 0.0, self.slot_limit_upper_per_s()))
 
 
-def _scalar(point: OpenLoop) -> OpenLoop:
-    """One rate's entries as floats."""
+def _row(evaluated: OpenLoop, i: int) -> OpenLoop:
+    """Rate i's entries as floats."""
     values: dict[str, Any] = {}
     for name in OpenLoop.__slots__:
-        value = getattr(point, name)
-        values[name] = value if isinstance(value, int) else float(np.asarray(value).reshape(-1)[0])
+        value = getattr(evaluated, name)
+        values[name] = value if isinstance(value, (int, float)) else float(np.asarray(value).reshape(-1)[i])
     return OpenLoop(**values)

@@ -202,17 +202,17 @@ def _sized(scenario: Scenario, spec: Plan, lengths: RequestLengths, found: Optio
     if goodput is None:
         return replace(found, problem=Problem.MISSES_TTFT, reason=_lone_miss(spec, model))
     capacity = model.capacity_per_s(at_least=goodput)
-    edge = model.point(goodput, capacity)
     replicas = peak_replicas(mean_rate * spec.peak_to_average, goodput, spec.min_replicas)
     # No traffic (or a floor of 0 replicas): the point is a trickle, where nothing waits.
     per_replica = mean_rate * spec.peak_to_average / replicas if replicas and mean_rate else 1e-9 * goodput
+    edge, at_peak = model.points((goodput, per_replica), capacity)
     sized = replace(
         found,
         requests_per_s_per_replica=goodput,
         concurrency_per_replica=float(edge.mean_in_flight),
         replicas_at_peak=replicas,
         mean_replicas=DailyCurve(spec.peak_to_average).mean_replicas(mean_rate, goodput, spec.min_replicas),
-        point=model.point(per_replica, capacity),
+        point=at_peak,
     )
     return _priced(scenario, sized, setup.gpu.price_usd_per_hour or 0.0)
 
