@@ -27,6 +27,7 @@ from core.lengths import RequestLengths
 from core.lesson import Drills, LabRun, drills, lab_run, simulate_measurements
 from core.phases import decode_step, decode_time_s
 from core.plan import CapacityPlan, plan
+from core.plan_search import Search, search, traffic_free
 from core.plan_spec import Plan
 from core.scenario import Scenario
 
@@ -127,14 +128,24 @@ def cached_simulation(ttft_s: float, tpot_s: float, output_tokens: tuple[int, ..
     return tuple(simulate_measurements(ttft_s, tpot_s, output_tokens, seed))
 
 
+@st.cache_resource(max_entries=16, hash_funcs=_HASH)
+def cached_search(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> Search:
+    """The deployment search's costly half (~0.2 s over every priced GPU), for inputs without traffic.
+
+    Keyed on `traffic_free` inputs, so every number of replies a day, peak ratio and floor
+    shares one entry. A resource cache: it holds each candidate's open loop (~1 MB a search),
+    which a data cache would pickle and unpickle on every rerun.
+    """
+    return search(scenario, spec, lengths, frontiers=False)  # the page draws a few: plan_charts computes those
+
+
 @st.cache_resource(max_entries=32, hash_funcs=_HASH)
 def cached_plan(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> CapacityPlan:
-    """The deployment search (~0.25 s over every priced GPU): once per scenario, targets and lengths.
+    """The plan for this traffic: the cached search, sized and priced (a few ms once searched).
 
-    A resource cache: a plan holds every candidate's frontier, and a data cache would
-    unpickle all of it on each rerun; the result is frozen, so one copy serves everyone.
+    A resource cache: the result is frozen, so one copy serves everyone.
     """
-    return plan(scenario, spec, lengths, frontiers=False)  # the page draws a few: plan_charts computes those
+    return plan(scenario, spec, lengths, searched=cached_search(*traffic_free(scenario, spec), lengths))
 
 
 @st.cache_resource(max_entries=32, hash_funcs=_HASH)

@@ -5,7 +5,9 @@ the Capacity plan, whose change of target runs a new search); each figure's JSON
 
 - the rerun time after a sidebar change (output tokens, a new value each time, so the
   cached estimate misses as it does when someone types) and after the page's own widget
-  where it has one (seed, short reply, a prediction): best and median of several, in ms;
+  where it has one (seed, short reply, a prediction, a target): best and median of several,
+  in ms; on the pages that run the deployment search, also after a new number of replies a
+  day, which re-prices the cached search rather than searching again;
 - the JSON size of each plotly figure the page draws, in KB,
 
 at the lesson's defaults, with Llama 3.1 70B on 2× H100 (fp8, calibrated), and with that
@@ -114,6 +116,10 @@ def main() -> None:
                 line += f" | {key}: {shown(own_times, target)}"
                 if title not in SEARCHING:
                     worst_rerun = max(worst_rerun, min(own_times))
+            if title in SEARCHING:
+                # The PM's own input: a new number of replies a day re-prices the cached search (core.plan_search).
+                traffic = rerun_times_ms(at, lambda app, i: app.number_input(key="replies").set_value(1_500_000 + i))
+                line += f" | replies: {shown(traffic, target)}"
             print(line)
             if sizes:
                 figures = ", ".join(f"{kb:.1f}" + (" OVER" if kb > TARGET_FIGURE_KB else "") for kb in sizes)

@@ -17,8 +17,9 @@ from core.efficiency import efficiency_base
 from core.engine import VLLM
 from core.lengths import RequestLengths
 from core.open_loop import open_loop
-from core.plan import CapacityPlan, concurrency_grid, frontier, monthly_usd_at, plan
+from core.plan import CapacityPlan, frontier, monthly_usd_at, plan
 from core.plan_options import Problem
+from core.plan_search import concurrency_grid, search
 from core.plan_spec import Plan
 from core.replica import Replica
 from core.scenario import Scenario
@@ -272,3 +273,31 @@ def test_a_plan_without_frontiers_ranks_the_same_and_draws_any_frontier_on_deman
     assert list(lean.options) == strip
     for full, thin in zip(llama70b.options, lean.options, strict=True):
         assert frontier(lean, thin) == full.frontier  # computed now, the same closed loop
+
+
+def test_one_search_serves_any_traffic(llama70b: CapacityPlan) -> None:
+    # Replies a day, the peak ratio and the floor only size and price the fleet (steps 4-5): a plan
+    # at other traffic from the search behind llama70b equals that plan searched afresh, option for
+    # option (the same goodputs, the same open-loop points, the same ranking).
+    lengths = RequestLengths(1000, 500, 0.8)
+    searched = search(scenario(replies=2_000_000), SMALL, lengths, frontiers=False)
+    quieter, peakier = scenario(replies=300_000), replace(SMALL, peak_to_average=5.0, min_replicas=2)
+    reused = plan(quieter, peakier, lengths, searched=searched)
+    afresh = plan(quieter, peakier, lengths, frontiers=False)
+    assert reused.options == afresh.options
+    # And the traffic did change the fleet: fewer replicas at 300,000 × 5 than at 2,000,000 × 3 (69.4/s).
+    assert reused.best is not None and llama70b.best is not None
+    assert reused.peak_requests_per_s == pytest.approx(300_000 / 86_400 * 5)  # 17.36 requests/s
+    assert reused.best.replicas_at_peak is not None and llama70b.best.replicas_at_peak is not None
+    assert reused.best.replicas_at_peak < llama70b.best.replicas_at_peak
+
+
+def test_a_search_for_other_inputs_is_refused() -> None:
+    lengths = RequestLengths(1000, 500)
+    searched = search(scenario(), SMALL, lengths, frontiers=False)
+    with pytest.raises(ValueError, match="searched: that search was for another"):
+        plan(scenario(), SMALL, RequestLengths(1000, 600), searched=searched)  # other lengths
+    with pytest.raises(ValueError, match="searched"):
+        plan(scenario(), replace(SMALL, tokens_per_s_per_user=40.0), lengths, searched=searched)  # another target
+    with pytest.raises(ValueError, match="searched"):
+        plan(scenario("llama-3.1-8b"), SMALL, lengths, searched=searched)  # another model
