@@ -90,7 +90,7 @@ def monthly_usd_at(result: CapacityPlan, replies_per_day: Quantity) -> np.ndarra
     if not ranked:
         return np.full(rates.shape, np.nan)
     # Every candidate at every traffic level in one call: (candidates, levels) replicas on average.
-    usd = np.array([(o.setup.gpu.price_usd_per_hour or 0.0) * o.setup.gpus_per_replica * month_h for o in ranked])
+    usd = np.array([(spec.gpu_usd_per_hour(o.setup.gpu) or 0.0) * o.setup.gpus_per_replica * month_h for o in ranked])
     per = np.array([o.requests_per_s_per_replica or math.inf for o in ranked])
     shape = (len(ranked),) + (1,) * rates.ndim
     replicas = curve.mean_replicas(rates, per.reshape(shape), spec.min_replicas)
@@ -159,7 +159,7 @@ def _fleet(scenario: Scenario, spec: Plan, candidate: Searched, mean_rate: float
         mean_replicas=DailyCurve(spec.peak_to_average).mean_replicas(mean_rate, goodput, spec.min_replicas),
         point=at_peak,
     )
-    return _priced(scenario, sized, found.setup.gpu.price_usd_per_hour or 0.0)
+    return _priced(scenario, sized, spec.gpu_usd_per_hour(found.setup.gpu) or 0.0)
 
 
 def _priced(scenario: Scenario, sized: Option, price: float) -> Option:
@@ -187,4 +187,4 @@ def frontier(result: CapacityPlan, option: Option) -> Frontier | None:
         return option.frontier
     replica = replica_of(result.scenario, option.setup)
     closed = closed_loop(replica, result.lengths, concurrency_grid(option.max_running_per_replica))
-    return frontier_of(option.setup, closed)
+    return frontier_of(option.setup, closed, result.spec.gpu_usd_per_hour(option.setup.gpu))

@@ -113,7 +113,12 @@ def _searched(scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: Se
     # The frontier's closed loops are half a search's time; without them only the lone request is needed.
     closed = closed_loop(replica, lengths, concurrency_grid(cap) if frontiers else np.array([1.0]))
     found = Option(
-        setup, None, "", fits, frontier_of(setup, closed) if frontiers else None, max_running_per_replica=cap
+        setup,
+        None,
+        "",
+        fits,
+        frontier_of(setup, closed, spec.gpu_usd_per_hour(setup.gpu)) if frontiers else None,
+        max_running_per_replica=cap,
     )
     alone = float(closed.tokens_per_s_per_user[0])
     if alone < spec.tokens_per_s_per_user:
@@ -164,10 +169,12 @@ def _lone_miss(spec: Plan, model: OpenLoopModel) -> str:
     return f"streams {float(alone.tokens_per_s_per_user):.2f} tokens/s even alone under Poisson arrivals"
 
 
-def frontier_of(setup: Setup, closed: ClosedLoop) -> Frontier:
-    """The closed loop over the grid: InferenceX's axes, and the same in $ per million output tokens."""
+def frontier_of(setup: Setup, closed: ClosedLoop, price: float | None) -> Frontier:
+    """The closed loop over the grid: InferenceX's axes, and the same in $ per million output tokens.
+
+    `price`: one GPU-hour as the plan bills it (`Plan.gpu_usd_per_hour`); None: no dollars.
+    """
     per_gpu = np.asarray(closed.output_tokens_per_s_per_gpu, dtype=float)
-    price = setup.gpu.price_usd_per_hour
     return Frontier(
         concurrency=tuple(int(c) for c in np.asarray(closed.concurrency)),
         output_tokens_per_s_per_gpu=tuple(float(x) for x in per_gpu),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from core import presets
 from core.fields import described, validate
 from core.spec_flat import FlatForm
+from core.specs import GPU
 from core.units import S_PER_MS
 
 PERCENTILE_CHOICES = ("50", "90", "95", "99")
@@ -81,6 +82,12 @@ class Plan(FlatForm):
         flag="--min-replicas",
         help="The autoscaler never runs fewer replicas than this, however quiet the day (0 scales to zero).",
     )  # fmt: skip
+    gpu_discount: float = described(
+        0.0, key="discount", kind=float, label="GPU price discount (%)", unit="%", scale=0.01, low=0, high=0.9,
+        step=5, flag="--gpu-discount",
+        help="Off the GPUs' on-demand $/GPU-hour, for a committed-use or reserved price (one to three year "
+        "commitments are often 30-60 % off). Applies to the plan's fleets; the API's prices stay the sidebar's.",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
         validate(self)
@@ -93,6 +100,11 @@ class Plan(FlatForm):
     def ttft_quantile(self) -> float:
         """The TTFT percentile as a fraction: 95 → 0.95."""
         return self.ttft_percentile / 100
+
+    def gpu_usd_per_hour(self, gpu: GPU) -> float | None:
+        """One GPU-hour as this plan bills it: the on-demand price less the discount. Example: $3.00, 40 % → $1.80."""
+        price = gpu.price_usd_per_hour
+        return None if price is None else price * (1 - self.gpu_discount)
 
     @property
     def tpot_target_s(self) -> float:

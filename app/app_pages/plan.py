@@ -50,7 +50,12 @@ cols[2].metric(
 st.caption(
     f"Searched on {engine_note}, {len(result.options)} candidates: every GPU × GPUs per replica × weight "
     "precision in the sidebar's lists. The load model: continuous batching with chunked prefill, Poisson "
-    "arrivals, no prefix-cache hits, no speculative decoding. Prices are on-demand $/GPU-hour."
+    "arrivals, no prefix-cache hits, no speculative decoding. "
+    + (
+        f"GPU prices are on-demand $/GPU-hour less the {fmt.percent(result.spec.gpu_discount)} discount asked."
+        if result.spec.gpu_discount
+        else "GPU prices are on-demand $/GPU-hour."
+    )
 )
 
 st.subheader(f"Meeting every target ({fmt.count(len(result.ranked))})")

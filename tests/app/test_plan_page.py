@@ -108,3 +108,17 @@ def test_leaving_the_page_keeps_its_inputs_offscreen(open_app, held) -> None:
     assert keys == ({"tp"} if held else set())
     if held:
         assert at.multiselect(key="tp").value == ["2", "4"]
+
+
+def test_a_gpu_discount_in_the_link_lowers_the_fleets_bill(open_app) -> None:
+    # discount=40 (shown in %, 0.4 in core): the fleet's bills are 0.6× the on-demand ones, the API's stays
+    # $75,000, and the caption says where the prices come from.
+    at = open_app("plan", **LINK, **SMALL, discount="40")
+    expected, on_demand = core_plan(gpu_discount=0.4), core_plan()
+    assert expected.best is not None and on_demand.best is not None
+    assert expected.best.monthly_cost_usd == pytest.approx(0.6 * on_demand.best.monthly_cost_usd)
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Self-hosted, autoscaled"] == fmt.usd(expected.best.monthly_cost_usd)
+    assert shown["The API"] == "$75,000"
+    assert at.number_input(key="discount").value == 40
+    assert any("less the 40.0% discount asked" in c.value for c in at.caption)

@@ -301,3 +301,29 @@ def test_a_search_for_other_inputs_is_refused() -> None:
         plan(scenario(), replace(SMALL, tokens_per_s_per_user=40.0), lengths, searched=searched)  # another target
     with pytest.raises(ValueError, match="searched"):
         plan(scenario("llama-3.1-8b"), SMALL, lengths, searched=searched)  # another model
+
+
+def test_a_gpu_discount_scales_every_self_hosted_dollar(llama70b: CapacityPlan) -> None:
+    # 40 % off the on-demand $/GPU-hour: every fleet costs 0.6× as much (price × GPUs × hours × replicas),
+    # and $ per million tokens too; the fleets themselves (goodput, replicas) and the API's bill do not move.
+    spec = replace(SMALL, gpu_discount=0.4)
+    assert spec.gpu_usd_per_hour(presets.gpu("h100-sxm")) == pytest.approx(
+        0.6 * presets.gpu("h100-sxm").price_usd_per_hour
+    )
+    off = plan(scenario(), spec, RequestLengths(1000, 500, 0.8))
+    assert off.api_monthly_usd == llama70b.api_monthly_usd
+    assert [o.setup for o in off.ranked] == [o.setup for o in llama70b.ranked]  # the same order: every cost × 0.6
+    for cheap, full in zip(off.ranked, llama70b.ranked, strict=True):
+        assert cheap.replicas_at_peak == full.replicas_at_peak
+        assert cheap.monthly_cost_usd == pytest.approx(0.6 * full.monthly_cost_usd)
+        assert cheap.monthly_cost_peak_usd == pytest.approx(0.6 * full.monthly_cost_peak_usd)
+        assert cheap.usd_per_million_output_tokens == pytest.approx(0.6 * full.usd_per_million_output_tokens)
+    levels = np.array([1e5, 2e6, 5e7])
+    np.testing.assert_allclose(monthly_usd_at(off, levels), 0.6 * monthly_usd_at(llama70b, levels))
+    best, full_best = off.best, llama70b.best
+    assert best is not None and full_best is not None
+    drawn, full_drawn = frontier(off, replace(best, frontier=None)), full_best.frontier
+    assert drawn is not None and full_drawn is not None and full_drawn.usd_per_million_output_tokens is not None
+    np.testing.assert_allclose(
+        drawn.usd_per_million_output_tokens, 0.6 * np.array(full_drawn.usd_per_million_output_tokens)
+    )
