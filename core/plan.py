@@ -39,8 +39,9 @@ from core.billing import SECONDS_PER_DAY, reply_cost
 from core.closed_loop import closed_loop
 from core.daily_curve import DailyCurve, peak_replicas
 from core.lengths import RequestLengths
+from core.plan_capability import concurrency_grid, frontier_of, replica_of
 from core.plan_options import Frontier, Option
-from core.plan_search import Search, Searched, concurrency_grid, frontier_of, replica_of, search
+from core.plan_search import Search, Searched, search
 from core.plan_spec import Plan
 from core.scenario import Scenario
 from core.units import S_PER_HOUR, TOKENS_PER_MILLION

@@ -18,8 +18,9 @@ from core.engine import VLLM
 from core.lengths import RequestLengths
 from core.open_loop import open_loop
 from core.plan import CapacityPlan, frontier, monthly_usd_at, plan
+from core.plan_capability import capabilities, concurrency_grid
 from core.plan_options import Problem
-from core.plan_search import concurrency_grid, search
+from core.plan_search import search
 from core.plan_spec import Plan
 from core.replica import Replica
 from core.scenario import Scenario
@@ -327,3 +328,25 @@ def test_a_gpu_discount_scales_every_self_hosted_dollar(llama70b: CapacityPlan) 
     np.testing.assert_allclose(
         drawn.usd_per_million_output_tokens, 0.6 * np.array(full_drawn.usd_per_million_output_tokens)
     )
+
+
+def test_one_set_of_capabilities_serves_any_targets() -> None:
+    # What fits, the lone request, the open loop and its capacity depend on no target: a search at
+    # tighter targets from the capabilities evaluated for the defaults equals that search run afresh,
+    # and the tighter targets did change it (a lower goodput or more candidates failing).
+    lengths = RequestLengths(1000, 500)
+    capable = capabilities(scenario(), SMALL, lengths, frontiers=False)
+    tight = replace(SMALL, ttft_target_s=0.3, ttft_percentile=99, tokens_per_s_per_user=45.0)
+    reused = search(scenario(), tight, lengths, capable=capable)
+    afresh = search(scenario(), tight, lengths, frontiers=False)
+    assert [c.option for c in reused.candidates] == [c.option for c in afresh.candidates]
+    assert [c.capacity_per_s for c in reused.candidates] == [c.capacity_per_s for c in afresh.candidates]
+    loose = search(scenario(), SMALL, lengths, capable=capable)
+    goodputs = [(a.option.requests_per_s_per_replica, b.option.requests_per_s_per_replica)
+                for a, b in zip(reused.candidates, loose.candidates, strict=True)]  # fmt: skip
+    assert all(t is None or (d is not None and t <= d) for t, d in goodputs)  # tighter never takes more
+    assert sum(t is not None for t, _ in goodputs) < sum(d is not None for _, d in goodputs) or any(
+        t is not None and d is not None and t < d for t, d in goodputs
+    )
+    with pytest.raises(ValueError, match="capable: those capabilities were for another"):
+        search(scenario(), replace(SMALL, max_concurrency=64), lengths, capable=capable)  # another cap

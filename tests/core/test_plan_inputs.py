@@ -84,6 +84,7 @@ def test_the_flat_forms_by_hand() -> None:
         "wlist": "16,8,4",
         "cmax": "256",
         "floor": "1",
+        "discount": "0",  # the GPU price discount in %: 0 is on-demand prices
     }
 
 

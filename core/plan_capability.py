@@ -1,0 +1,165 @@
+"""What each candidate deployment can do before any target is asked: the search's first stage.
+
+For every candidate (`core.candidates`: GPU × GPUs per replica × weight precision, on the
+scenario's engine and efficiency): whether the model splits over its GPUs, the concurrency
+whose KV cache fits (capped by the plan's `max_num_seqs`), the lone request's speed, the
+frontier (closed loops over a concurrency grid, when asked) and, for a GPU with a price, the
+replica's open loop and its capacity (the largest arrival rate with a steady state).
+
+None of it depends on the targets or the traffic: `Capabilities` are made once per model,
+lengths and candidate lists, and `core.plan_search.search` finds each candidate's goodput
+for any targets from them (a change of TTFT or tokens/s target searches rates only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from core.candidates import Setup, setups, split_problem
+from core.closed_loop import ClosedLoop, closed_loop
+from core.lengths import RequestLengths
+from core.memory import kv_cache_bytes, weight_bytes
+from core.open_loop import OpenLoopModel
+from core.plan_options import Frontier, Option, Problem
+from core.plan_spec import Plan
+from core.pricing import Pricing
+from core.replica import Replica
+from core.scenario import Scenario
+from core.units import BYTES_PER_GB, S_PER_HOUR, TOKENS_PER_MILLION
+
+GRID_STEP = 2 ** (1 / 4)  # the concurrency grid: 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 13, 16, 19, ...
+_DEFAULTS = Plan()
+# The spec's fields a stage ignores, set to their defaults in its key: the traffic (peak ratio,
+# floor) for a search, and the targets too for the capabilities.
+TRAFFIC_FIELDS = ("peak_to_average", "min_replicas")
+TARGET_FIELDS = ("ttft_target_s", "ttft_percentile", "tokens_per_s_per_user")
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """One candidate before any target: a problem (cannot split, does not fit), or what it can do.
+
+    `option` carries the problem and its reason, or (problem None) what fits, the replica's
+    cap and the frontier if computed. `model` is None without a rental price (nothing to size).
+    """
+
+    option: Option
+    alone_tokens_per_s: float = 0.0  # one request alone: 1 / its TPOT
+    model: OpenLoopModel | None = None  # the replica's open loop, built once for every target
+    capacity_per_s: float = 0.0  # the largest rate with a steady state
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """Every candidate's capability for one model, lengths and candidate lists, in the candidates' order."""
+
+    scenario: Scenario  # as evaluated: pricing at its defaults (`without`)
+    spec: Plan  # as evaluated: targets and traffic at their defaults
+    lengths: RequestLengths
+    candidates: tuple[Capability, ...]
+
+    def serves(self, scenario: Scenario, spec: Plan, lengths: RequestLengths) -> bool:
+        """Whether a search for these inputs may use them: the same, targets, traffic and prices aside."""
+        return lengths == self.lengths and without(scenario, spec, TRAFFIC_FIELDS + TARGET_FIELDS) == (
+            self.scenario,
+            self.spec,
+        )
+
+
+def without(scenario: Scenario, spec: Plan, ignored: tuple[str, ...]) -> tuple[Scenario, Plan]:
+    """The inputs with the pricing and the spec's `ignored` fields at their defaults: a stage's cache key.
+
+    Two inputs equal here get the same result from the stage, so one result serves both.
+    """
+    return replace(scenario, pricing=Pricing()), replace(spec, **{name: getattr(_DEFAULTS, name) for name in ignored})
+
+
+def capabilities(
+    scenario: Scenario, spec: Plan, lengths: RequestLengths | None = None, frontiers: bool = True
+) -> Capabilities:
+    """Every candidate of `spec` on `scenario`'s model and engine, before any target.
+
+    `lengths`: the workload's prompt and reply, fixed unless given. `frontiers=False` skips
+    the closed loops over the concurrency grid (`core.plan.frontier` computes one on demand).
+    """
+    workload = scenario.workload
+    lengths = lengths or RequestLengths(workload.prompt_tokens, workload.output_tokens)
+    bare, kept = without(scenario, spec, TRAFFIC_FIELDS + TARGET_FIELDS)
+    found = tuple(_capability(bare, kept, lengths, setup, frontiers) for setup in setups(bare, kept))
+    return Capabilities(bare, kept, lengths, found)
+
+
+def concurrency_grid(cap: int) -> np.ndarray:
+    """Whole concurrencies growing by 2^(1/4) from 1, and `cap` itself. Example: 10 → 1..8, 10."""
+    steps = np.floor(np.log(max(cap, 1)) / np.log(GRID_STEP)) + 1
+    grid = np.unique(np.round(GRID_STEP ** np.arange(steps)))
+    return np.unique(np.append(grid[grid <= cap], cap)).astype(float)
+
+
+def replica_of(scenario: Scenario, setup: Setup, most: int | None = None) -> Replica:
+    """The candidate's replica on the scenario's engine and efficiency; `most`: its max_num_seqs."""
+    engine = scenario.engine if most is None else replace(scenario.engine, max_sequences=most)
+    return Replica(
+        scenario.model, setup.precision, setup.gpu, setup.gpus_per_replica, engine, efficiency=scenario.efficiency
+    )
+
+
+def _capability(scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: Setup, frontiers: bool) -> Capability:
+    split = split_problem(scenario.model, setup.gpus_per_replica)
+    if split is not None:
+        return Capability(Option(setup, Problem.CANNOT_SPLIT, split))
+    replica = replica_of(scenario, setup)
+    fits = replica.max_concurrency_that_fits(lengths)
+    if fits == 0:
+        return Capability(Option(setup, Problem.DOES_NOT_FIT, fit_problem(replica, lengths)))
+    cap = min(fits, spec.max_concurrency)
+    # The frontier's closed loops are half a search's time; without them only the lone request is needed.
+    closed = closed_loop(replica, lengths, concurrency_grid(cap) if frontiers else np.array([1.0]))
+    frontier = frontier_of(setup, closed, spec.gpu_usd_per_hour(setup.gpu)) if frontiers else None
+    found = Option(setup, None, "", fits, frontier, max_running_per_replica=cap)
+    alone = float(closed.tokens_per_s_per_user[0])
+    if setup.gpu.price_usd_per_hour is None:
+        return Capability(found, alone)  # nothing to rank it by: the open loop is not spent on it
+    engine = scenario.engine
+    model = OpenLoopModel.build(replica_of(scenario, setup, cap if cap < engine.max_sequences else None), lengths)
+    return Capability(found, alone, model, model.capacity_per_s())
+
+
+def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
+    """Why not even one request fits: the weights fill what the engine may use, or one KV cache is too big.
+
+    Example: Llama 3.1 70B in 8 bits (70.6 GB) on one H100 under vLLM: 80 × 0.9 − 3.2 = 68.8 GB usable.
+    """
+    engine, n = replica.engine, replica.gpu_count
+    usable = (replica.gpu.memory_bytes * engine.memory_utilization - engine.reserved_bytes_per_gpu) * n
+    weights = weight_bytes(replica.model, replica.precision)
+    if replica.kv_budget_bytes <= 0:
+        return (
+            f"{weights / BYTES_PER_GB:,.1f} GB of weights fill the {usable / BYTES_PER_GB:,.1f} GB "
+            f"{engine.name} may use on {n} × {replica.gpu.memory_bytes / BYTES_PER_GB:,.0f} GB"
+        )
+    tokens = lengths.mean_tokens_reserved if engine.reserves_full_sequence else lengths.mean_tokens_held
+    one = float(kv_cache_bytes(replica.model, replica.precision, tokens))
+    return (
+        f"one request's KV cache ({one / BYTES_PER_GB:,.2f} GB) does not fit in the "
+        f"{replica.kv_budget_bytes / BYTES_PER_GB:,.2f} GB left beside the weights"
+    )
+
+
+def frontier_of(setup: Setup, closed: ClosedLoop, price: float | None) -> Frontier:
+    """The closed loop over the grid: InferenceX's axes, and the same in $ per million output tokens.
+
+    `price`: one GPU-hour as the plan bills it (`Plan.gpu_usd_per_hour`); None: no dollars.
+    """
+    per_gpu = np.asarray(closed.output_tokens_per_s_per_gpu, dtype=float)
+    return Frontier(
+        concurrency=tuple(int(c) for c in np.asarray(closed.concurrency)),
+        output_tokens_per_s_per_gpu=tuple(float(x) for x in per_gpu),
+        tokens_per_s_per_user=tuple(float(x) for x in np.asarray(closed.tokens_per_s_per_user)),
+        ttft_s=tuple(float(x) for x in np.asarray(closed.ttft_s)),
+        usd_per_million_output_tokens=None
+        if price is None
+        else tuple(float(price / (x * S_PER_HOUR) * TOKENS_PER_MILLION) for x in per_gpu),
+    )
