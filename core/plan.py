@@ -23,8 +23,9 @@ peak-sized one, the GPUs and the candidates' order: a plan is deterministic. The
 in the result with their reason. Lengths are the workload's, varied as the `RequestLengths`
 given say; the load model assumes no prefix-cache hits.
 
-Steps 1-3 are `core.plan_search` and depend on no traffic: `plan(..., searched=...)` reuses a
-search for another number of replies a day, peak ratio or floor (what a page caches).
+Steps 1-2 are `core.plan_capability` (no target, no traffic) and step 3 `core.plan_search` (no
+traffic): `plan(..., searched=...)` reuses a search for another number of replies a day, peak
+ratio or floor, and `search(..., capable=...)` the capabilities for other targets (what a page caches).
 """
 
 from __future__ import annotations
