@@ -134,8 +134,9 @@ def cached_capabilities(scenario: Scenario, spec: Plan, lengths: RequestLengths)
     """The search's first stage (what each candidate can do), for inputs without targets or traffic.
 
     Keyed on inputs with those at their defaults (`plan_capability.without`), so every target,
-    number of replies a day, peak ratio and floor shares one entry. A resource cache: it holds
-    each candidate's open loop (~1 MB for every priced GPU), which a data cache would pickle.
+    number of replies a day, peak ratio and floor shares one entry. A resource cache: it keeps
+    each candidate's open loop once a search has built it (~1 MB for every priced GPU), which a
+    data cache would pickle and lose.
     """
     return capabilities(scenario, spec, lengths, frontiers=False)  # the page draws a few: plan_charts computes those
 

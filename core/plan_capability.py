@@ -4,7 +4,8 @@ For every candidate (`core.candidates`: GPU × GPUs per replica × weight precis
 scenario's engine and efficiency): whether the model splits over its GPUs, the concurrency
 whose KV cache fits (capped by the plan's `max_num_seqs`), the lone request's speed, the
 frontier (closed loops over a concurrency grid, when asked) and, for a GPU with a price, the
-replica's open loop and its capacity (the largest arrival rate with a steady state).
+replica's open loop and its capacity (the largest arrival rate with a steady state), built
+the first time a search needs them.
 
 None of it depends on the targets or the traffic: `Capabilities` are made once per model,
 lengths and candidate lists, and `core.plan_search.search` finds each candidate's goodput
@@ -14,6 +15,7 @@ for any targets from them (a change of TTFT or tokens/s target searches rates on
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -37,18 +39,31 @@ TRAFFIC_FIELDS = ("peak_to_average", "min_replicas")
 TARGET_FIELDS = ("ttft_target_s", "ttft_percentile", "tokens_per_s_per_user")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Capability:
     """One candidate before any target: a problem (cannot split, does not fit), or what it can do.
 
     `option` carries the problem and its reason, or (problem None) what fits, the replica's
-    cap and the frontier if computed. `model` is None without a rental price (nothing to size).
+    cap and the frontier if computed. `replica` is None without a rental price (nothing to size).
     """
 
     option: Option
     alone_tokens_per_s: float = 0.0  # one request alone: 1 / its TPOT
-    model: OpenLoopModel | None = None  # the replica's open loop, built once for every target
-    capacity_per_s: float = 0.0  # the largest rate with a steady state
+    replica: Replica | None = None  # as the plan runs it: at most the cap in flight
+    lengths: RequestLengths | None = None
+
+    @cached_property
+    def open_loop(self) -> tuple[OpenLoopModel, float]:
+        """The replica's open loop and its capacity (the largest rate with a steady state).
+
+        Built on first use and kept: a candidate too slow for this search's tokens/s target
+        never pays for one, and a search at other targets reuses what an earlier one built.
+        (A cached_property, hence no slots: the instance dict holds it, the fields stay frozen.)
+        """
+        if self.replica is None or self.lengths is None:
+            raise ValueError(f"{self.option.setup.gpu.name} has no open loop: it is not sized")
+        model = OpenLoopModel.build(self.replica, self.lengths)
+        return model, model.capacity_per_s()
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +137,8 @@ def _capability(scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: 
     alone = float(closed.tokens_per_s_per_user[0])
     if setup.gpu.price_usd_per_hour is None:
         return Capability(found, alone)  # nothing to rank it by: the open loop is not spent on it
-    engine = scenario.engine
-    model = OpenLoopModel.build(replica_of(scenario, setup, cap if cap < engine.max_sequences else None), lengths)
-    return Capability(found, alone, model, model.capacity_per_s())
+    most = cap if cap < scenario.engine.max_sequences else None
+    return Capability(found, alone, replica_of(scenario, setup, most), lengths)
 
 
 def fit_problem(replica: Replica, lengths: RequestLengths) -> str:

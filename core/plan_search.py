@@ -86,7 +86,7 @@ def search(
 
 def _searched(spec: Plan, capability: Capability) -> Searched:
     """One candidate against the targets: its problem, or its goodput."""
-    found, model = capability.option, capability.model
+    found = capability.option
     if found.problem is not None:
         return Searched(found)  # cannot split, does not fit: no target changes that
     if capability.alone_tokens_per_s < spec.tokens_per_s_per_user:
@@ -95,15 +95,16 @@ def _searched(spec: Plan, capability: Capability) -> Searched:
             f"below the {spec.tokens_per_s_per_user:g} asked"
         )
         return Searched(replace(found, problem=Problem.TOO_SLOW, reason=reason))
-    if model is None:
+    if capability.replica is None:
         # Nothing to rank it by: its frontier stands, the open-loop sizing is not spent on it.
         gpu = found.setup.gpu.name
         reason = f"no rental price for {gpu}: give it one (as the scenario's GPU) to size and cost a fleet"
         return Searched(replace(found, problem=Problem.NO_PRICE, reason=reason))
+    model, capacity = capability.open_loop
     goodput = model.goodput_rate_per_s(spec.ttft_target_s, spec.tpot_target_s, spec.ttft_quantile)
     if goodput is None:
         return Searched(replace(found, problem=Problem.MISSES_TTFT, reason=_lone_miss(spec, model)))
-    return Searched(replace(found, requests_per_s_per_replica=goodput), model, capability.capacity_per_s)
+    return Searched(replace(found, requests_per_s_per_replica=goodput), model, capacity)
 
 
 def _lone_miss(spec: Plan, model: OpenLoopModel) -> str:
