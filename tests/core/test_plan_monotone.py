@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from core.lengths import RequestLengths
 from core.plan import CapacityPlan, plan
+from core.plan_capability import capabilities
+from core.plan_search import search
 from core.plan_spec import Plan
 from tests.core.test_plan import scenario
 
@@ -80,3 +82,29 @@ def test_a_lower_peak_never_needs_a_bigger_fleet(case: str) -> None:
         peaks = {o.setup.label: o.monthly_cost_peak_usd for o in loose.ranked}
         for option in strict.ranked:
             assert peaks[option.setup.label] <= option.monthly_cost_peak_usd
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    case=st.sampled_from(sorted(CASES)),
+    replies=st.sampled_from([0, 1_000, 300_000, 2_000_000, 50_000_000]),
+    peak=st.sampled_from([1.0, 2.0, 3.0, 10.0]),
+    floor=st.integers(0, 4),
+    ttft=st.sampled_from([0.2, 1.0, 5.0]),
+    tps=st.sampled_from([0.0, 30.0, 80.0]),
+    discount=st.sampled_from([0.0, 0.35]),
+)
+def test_the_cached_stages_give_the_plan_searched_afresh(
+    case: str, replies: int, peak: float, floor: int, ttft: float, tps: float, discount: float
+) -> None:
+    # The app's three caches in miniature: capabilities made at other targets and traffic, a search
+    # made from them at these targets, a plan from that search at this traffic — option for option the
+    # plan that searches everything afresh.
+    model_id, lengths = CASES[case]
+    spec = replace(CANDIDATES, peak_to_average=peak, min_replicas=floor, ttft_target_s=ttft,
+                   tokens_per_s_per_user=tps, gpu_discount=discount)  # fmt: skip
+    elsewhere = replace(spec, peak_to_average=1.5, min_replicas=7, ttft_target_s=9.0, tokens_per_s_per_user=1.0)
+    capable = capabilities(scenario(model_id, replies=12_345), elsewhere, lengths, frontiers=False)
+    searched = search(scenario(model_id, replies=999), spec, lengths, capable=capable)
+    staged = plan(scenario(model_id, replies=replies), spec, lengths, searched=searched)
+    assert staged.options == plan(scenario(model_id, replies=replies), spec, lengths, frontiers=False).options
