@@ -27,7 +27,7 @@ from core.lengths import RequestLengths
 from core.lesson import Drills, LabRun, drills, lab_run, simulate_measurements
 from core.phases import decode_step, decode_time_s
 from core.plan import CapacityPlan, plan
-from core.plan_capability import TARGET_FIELDS, TRAFFIC_FIELDS, Capabilities, capabilities, without
+from core.plan_capability import FLEET_FIELDS, TARGET_FIELDS, Capabilities, capabilities, without
 from core.plan_search import Search, search, traffic_free
 from core.plan_spec import Plan
 from core.scenario import Scenario
@@ -129,28 +129,28 @@ def cached_simulation(ttft_s: float, tpot_s: float, output_tokens: tuple[int, ..
     return tuple(simulate_measurements(ttft_s, tpot_s, output_tokens, seed))
 
 
-@st.cache_resource(max_entries=16, hash_funcs=_HASH)
+@st.cache_resource(max_entries=8, hash_funcs=_HASH)
 def cached_capabilities(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> Capabilities:
     """The search's first stage (what each candidate can do), for inputs without targets or traffic.
 
-    Keyed on inputs with those at their defaults (`plan_capability.without`), so every target,
-    number of replies a day, peak ratio and floor shares one entry. A resource cache: it keeps
-    each candidate's open loop once a search has built it (~1 MB for every priced GPU), which a
-    data cache would pickle and lose.
+    Keyed on the inputs with what it does not read at its defaults (`plan_capability.without`),
+    so every target, number of replies a day, peak ratio, floor and discount shares one entry.
+    A resource cache: it keeps each candidate's open loop once a search has built it (~1.4 MB
+    for every priced GPU together), which a data cache would pickle and lose.
     """
     return capabilities(scenario, spec, lengths, frontiers=False)  # the page draws a few: plan_charts computes those
 
 
-@st.cache_resource(max_entries=32, hash_funcs=_HASH)
+@st.cache_resource(max_entries=16, hash_funcs=_HASH)
 def cached_search(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> Search:
     """The search's second stage (each candidate's goodput at the targets), for inputs without traffic."""
-    capable = cached_capabilities(*without(scenario, spec, TRAFFIC_FIELDS + TARGET_FIELDS), lengths)
+    capable = cached_capabilities(*without(scenario, spec, FLEET_FIELDS + TARGET_FIELDS), lengths)
     return search(scenario, spec, lengths, capable=capable)
 
 
 @st.cache_resource(max_entries=32, hash_funcs=_HASH)
 def cached_plan(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> CapacityPlan:
-    """The plan for this traffic: the cached search, sized and priced (a few ms once searched).
+    """The plan for this traffic: the cached search, sized and billed (one open-loop evaluation per candidate).
 
     A resource cache: the result is frozen, so one copy serves everyone.
     """

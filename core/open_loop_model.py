@@ -134,19 +134,14 @@ class OpenLoopModel:
         """c / (M × decode(c)): even replies with no prefill and no stall free slots no faster."""
         return float(self.n[-1] / (self.lengths.mean_output_tokens * float(self.steps.decode_s[-1])))
 
-    def capacity_per_s(self, at_least: float = 0.0) -> float:
-        """The smaller of the slots' limit (the root of λ − μ(c; λ)) and the prefill's (load = 1); 0 if nothing fits.
-
-        `at_least`: a rate known to have a steady state (a goodput), where the search may start.
-        """
+    def capacity_per_s(self) -> float:
+        """The smaller of the slots' limit (the root of λ − μ(c; λ)) and the prefill's (load = 1); 0 if nothing fits."""
         if not self.fits:
             return 0.0
-        slots = root_below(
-            lambda rate: rate - self._service_rates_per_s(rate)[..., -1], self.slot_limit_upper_per_s(), at_least
-        )
+        slots = root_below(lambda rate: rate - self._service_rates_per_s(rate)[..., -1], self.slot_limit_upper_per_s())
         if self._state(np.array([slots * (1 - 1e-9)])).prefill_load[0] < 1:
             return slots
-        return root_below(lambda rate: self._state(rate).prefill_load - 1, slots, at_least)
+        return root_below(lambda rate: self._state(rate).prefill_load - 1, slots)
 
     def _state(self, rates: np.ndarray) -> _State:
         """The state at each of `rates` (shape (K,)); rows past the slots' limit are marked, not steady."""
@@ -210,7 +205,8 @@ class OpenLoopModel:
     def evaluate(self, rates: np.ndarray, capacity: float | None = None) -> OpenLoop:
         """The open loop at each of `rates` (shape (K,)); rows without a steady state are infinite.
 
-        `capacity`: `capacity_per_s()` if already known (it only sets `utilisation`).
+        `capacity`: `capacity_per_s()` if already known (it sets `utilisation`, and rates at or
+        above it have no steady state).
         """
         lengths, gpus = self.lengths, self.replica.gpu_count
         prompt, output = lengths.mean_prompt_tokens, lengths.mean_output_tokens

@@ -23,9 +23,13 @@ peak-sized one, the GPUs and the candidates' order: a plan is deterministic. The
 in the result with their reason. Lengths are the workload's, varied as the `RequestLengths`
 given say; the load model assumes no prefix-cache hits.
 
-Steps 1-2 are `core.plan_capability` (no target, no traffic) and step 3 `core.plan_search` (no
-traffic): `plan(..., searched=...)` reuses a search for another number of replies a day, peak
-ratio or floor, and `search(..., capable=...)` the capabilities for other targets (what a page caches).
+Three modules, each reading less: `core.plan_capability` does steps 1-2 without the targets
+(what fits, the frontier, the lone request's speed, each replica's open loop); `core.plan_search`
+checks them against the targets ("too slow to stream", "no price", "misses TTFT") and finds the
+goodput of step 3; this module sizes and bills the fleet (the rest of step 3, 4-5) for the
+traffic. `plan(..., searched=...)` reuses a search for another number of replies a day, peak
+ratio, floor or GPU discount, and `search(..., capable=...)` the capabilities for other targets
+(what a page caches); `frontiers` is unused when a search is given.
 """
 
 from __future__ import annotations
@@ -122,7 +126,7 @@ def plan(
     mean_rate = pricing.replies_per_day / SECONDS_PER_DAY
     cached = min(workload.cached_prompt_tokens, lengths.mean_prompt_tokens)
     per_reply = reply_cost(pricing, lengths.mean_prompt_tokens, lengths.mean_output_tokens, cached).total_usd
-    options = [_fleet(scenario, spec, candidate, mean_rate) for candidate in searched.candidates]
+    options = [_billed(_fleet(scenario, spec, candidate, mean_rate), spec) for candidate in searched.candidates]
     return CapacityPlan(
         scenario=scenario,
         spec=spec,
@@ -153,7 +157,9 @@ def _fleet(scenario: Scenario, spec: Plan, candidate: Searched, mean_rate: float
     replicas = peak_replicas(mean_rate * spec.peak_to_average, goodput, spec.min_replicas)
     # No traffic (or a floor of 0 replicas): the point is a trickle, where nothing waits.
     per_replica = mean_rate * spec.peak_to_average / replicas if replicas and mean_rate else 1e-9 * goodput
-    edge, at_peak = model.points((goodput, per_replica), candidate.capacity_per_s)
+    # The capacity is a root found to 1e-13 of the rate; the goodput met the targets, so it is steady.
+    capacity = max(candidate.capacity_per_s, goodput * (1 + 1e-12))
+    edge, at_peak = model.points((goodput, per_replica), capacity)
     sized = replace(
         found,
         concurrency_per_replica=float(edge.mean_in_flight),
@@ -162,6 +168,15 @@ def _fleet(scenario: Scenario, spec: Plan, candidate: Searched, mean_rate: float
         point=at_peak,
     )
     return _priced(scenario, sized, spec.gpu_usd_per_hour(found.setup.gpu) or 0.0)
+
+
+def _billed(option: Option, spec: Plan) -> Option:
+    """The option's frontier in dollars as this plan bills a GPU-hour: the search draws it at on-demand prices."""
+    frontier = option.frontier
+    if frontier is None or frontier.usd_per_million_output_tokens is None or not spec.gpu_discount:
+        return option
+    usd = tuple(x * (1 - spec.gpu_discount) for x in frontier.usd_per_million_output_tokens)
+    return replace(option, frontier=replace(frontier, usd_per_million_output_tokens=usd))
 
 
 def _priced(scenario: Scenario, sized: Option, price: float) -> Option:

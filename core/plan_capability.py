@@ -14,8 +14,7 @@ for any targets from them (a change of TTFT or tokens/s target searches rates on
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -26,44 +25,55 @@ from core.memory import kv_cache_bytes, weight_bytes
 from core.open_loop import OpenLoopModel
 from core.plan_options import Frontier, Option, Problem
 from core.plan_spec import Plan
+from core.precision import Precision
 from core.pricing import Pricing
 from core.replica import Replica
 from core.scenario import Scenario
 from core.units import BYTES_PER_GB, S_PER_HOUR, TOKENS_PER_MILLION
+from core.workload import Workload
 
 GRID_STEP = 2 ** (1 / 4)  # the concurrency grid: 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 13, 16, 19, ...
 _DEFAULTS = Plan()
-# The spec's fields a stage ignores, set to their defaults in its key: the traffic (peak ratio,
-# floor) for a search, and the targets too for the capabilities.
-TRAFFIC_FIELDS = ("peak_to_average", "min_replicas")
+# The spec's fields a stage ignores, set to their defaults in its key: what only the fleet and
+# its bill read (peak ratio, floor, GPU discount) for a search, and the targets too for the
+# capabilities. A new Plan field a stage reads must not be listed here.
+FLEET_FIELDS = ("peak_to_average", "min_replicas", "gpu_discount")
 TARGET_FIELDS = ("ttft_target_s", "ttft_percentile", "tokens_per_s_per_user")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Capability:
     """One candidate before any target: a problem (cannot split, does not fit), or what it can do.
 
     `option` carries the problem and its reason, or (problem None) what fits, the replica's
-    cap and the frontier if computed. `replica` is None without a rental price (nothing to size).
+    cap and the frontier if computed (its dollars at the on-demand price: the plan applies its
+    discount). `replica` is None without a rental price (nothing to size).
     """
 
     option: Option
     alone_tokens_per_s: float = 0.0  # one request alone: 1 / its TPOT
     replica: Replica | None = None  # as the plan runs it: at most the cap in flight
     lengths: RequestLengths | None = None
+    # (model, capacity) once built. Capabilities are shared by every session (a resource cache);
+    # a plain slot set once rather than functools.cached_property, whose lock in Python 3.11 is one
+    # for all instances and would make every session's build wait for any other's.
+    _built: tuple[OpenLoopModel, float] | None = field(default=None, init=False, repr=False, compare=False)
 
-    @cached_property
+    @property
     def open_loop(self) -> tuple[OpenLoopModel, float]:
         """The replica's open loop and its capacity (the largest rate with a steady state).
 
         Built on first use and kept: a candidate too slow for this search's tokens/s target
         never pays for one, and a search at other targets reuses what an earlier one built.
-        (A cached_property, hence no slots: the instance dict holds it, the fields stay frozen.)
+        Two sessions asking at once may both build it; the results are equal.
         """
-        if self.replica is None or self.lengths is None:
-            raise ValueError(f"{self.option.setup.gpu.name} has no open loop: it is not sized")
-        model = OpenLoopModel.build(self.replica, self.lengths)
-        return model, model.capacity_per_s()
+        if self._built is None:
+            if self.replica is None or self.lengths is None:
+                raise ValueError(f"{self.option.setup.gpu.name} has no open loop: it is not sized")
+            model = OpenLoopModel.build(self.replica, self.lengths)
+            object.__setattr__(self, "_built", (model, model.capacity_per_s()))
+        assert self._built is not None
+        return self._built
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,18 +87,24 @@ class Capabilities:
 
     def serves(self, scenario: Scenario, spec: Plan, lengths: RequestLengths) -> bool:
         """Whether a search for these inputs may use them: the same, targets, traffic and prices aside."""
-        return lengths == self.lengths and without(scenario, spec, TRAFFIC_FIELDS + TARGET_FIELDS) == (
+        return lengths == self.lengths and without(scenario, spec, FLEET_FIELDS + TARGET_FIELDS) == (
             self.scenario,
             self.spec,
         )
 
 
 def without(scenario: Scenario, spec: Plan, ignored: tuple[str, ...]) -> tuple[Scenario, Plan]:
-    """The inputs with the pricing and the spec's `ignored` fields at their defaults: a stage's cache key.
+    """The inputs with what no search stage reads at its defaults, and the spec's `ignored` fields too.
 
-    Two inputs equal here get the same result from the stage, so one result serves both.
+    A search reads the scenario's model, GPU, efficiency (engine) and KV-cache bits, the
+    lengths it is given, and the spec's candidate lists and cap (and targets, unless ignored);
+    never the pricing, the rest of the workload or the weights' precision (the candidates
+    choose those). Two inputs equal here get the same result from the stage: a cache's key.
     """
-    return replace(scenario, pricing=Pricing()), replace(spec, **{name: getattr(_DEFAULTS, name) for name in ignored})
+    bare = replace(
+        scenario, workload=Workload(), pricing=Pricing(), precision=Precision(kv_bits=scenario.precision.kv_bits)
+    )
+    return bare, replace(spec, **{name: getattr(_DEFAULTS, name) for name in ignored})
 
 
 def capabilities(
@@ -101,7 +117,7 @@ def capabilities(
     """
     workload = scenario.workload
     lengths = lengths or RequestLengths(workload.prompt_tokens, workload.output_tokens)
-    bare, kept = without(scenario, spec, TRAFFIC_FIELDS + TARGET_FIELDS)
+    bare, kept = without(scenario, spec, FLEET_FIELDS + TARGET_FIELDS)
     found = tuple(_capability(bare, kept, lengths, setup, frontiers) for setup in setups(bare, kept))
     return Capabilities(bare, kept, lengths, found)
 
@@ -132,7 +148,7 @@ def _capability(scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: 
     cap = min(fits, spec.max_concurrency)
     # The frontier's closed loops are half a search's time; without them only the lone request is needed.
     closed = closed_loop(replica, lengths, concurrency_grid(cap) if frontiers else np.array([1.0]))
-    frontier = frontier_of(setup, closed, spec.gpu_usd_per_hour(setup.gpu)) if frontiers else None
+    frontier = frontier_of(setup, closed, setup.gpu.price_usd_per_hour) if frontiers else None  # on-demand
     found = Option(setup, None, "", fits, frontier, max_running_per_replica=cap)
     alone = float(closed.tokens_per_s_per_user[0])
     if setup.gpu.price_usd_per_hour is None:

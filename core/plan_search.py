@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from core.lengths import RequestLengths
 from core.open_loop import OpenLoopModel
-from core.plan_capability import TRAFFIC_FIELDS, Capabilities, Capability, capabilities, without
+from core.plan_capability import FLEET_FIELDS, Capabilities, Capability, capabilities, without
 from core.plan_options import Option, Problem
 from core.plan_spec import Plan
 from core.scenario import Scenario
@@ -52,12 +52,12 @@ class Search:
 
 
 def traffic_free(scenario: Scenario, spec: Plan) -> tuple[Scenario, Plan]:
-    """The inputs with what a search ignores at its defaults: the pricing, the peak ratio and the floor.
+    """The inputs with what a search ignores at its defaults: the traffic, prices, peak ratio, floor and discount.
 
-    Equal results for two scenarios that differ only in replies a day (or prices) mean one
-    search serves both: the key a cache of searches uses.
+    Two inputs that differ only there (replies a day, an API's prices, the GPU discount, …)
+    get the same search: the key a cache of searches uses.
     """
-    return without(scenario, spec, TRAFFIC_FIELDS)
+    return without(scenario, spec, FLEET_FIELDS)
 
 
 def search(
@@ -72,7 +72,7 @@ def search(
     `lengths`: the workload's prompt and reply, fixed unless given. `frontiers=False` skips
     the closed loops over the concurrency grid. `capable`: `capabilities` already evaluated
     for these inputs, whatever their targets (ValueError if for another model, lengths or
-    candidates).
+    candidates); their frontiers are whatever they were made with (`frontiers` is then unused).
     """
     workload = scenario.workload
     lengths = lengths or RequestLengths(workload.prompt_tokens, workload.output_tokens)

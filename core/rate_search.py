@@ -76,7 +76,7 @@ def last_passing_rate(passes: Callable[[np.ndarray], np.ndarray], top: float) ->
 
 
 def _geometric(low: float, high: float) -> np.ndarray:
-    """GRID rates from `low` to `high`, evenly spaced in log: np.geomspace's numbers, without its overhead."""
+    """GRID rates from `low` to `high`, evenly spaced in log: np.geomspace's grid (to rounding), without its overhead."""
     rates = low * (high / low) ** _SPACING
     rates[-1] = high  # exactly the top, whatever the last power's rounding
     return rates

@@ -76,7 +76,7 @@ st.caption(
 )
 table(bill_charts.short_long_table(short, est), "Download the comparison (CSV)", "short_vs_long.csv")
 
-# The fleet comes from the capacity plan, a search over every priced GPU (~0.3 s of server CPU a
+# The fleet comes from the capacity plan, a search over every priced GPU (~0.2 s of server CPU a
 # new scenario): only while its section is open, so the bill itself stays quick for a room of people.
 FLEET_OPEN = "bill_fleet_open"
 result = None
@@ -126,4 +126,5 @@ else:
         words = cheapest_words(parts, {"API": "The API", "fleet": "renting the plan's fleet"}, axis[0], axis[-1])
         if words:
             st.markdown(plain(words[0].upper() + words[1:], 600))
-        st.caption(f"The fleet is searched on {engine_note}, at the Capacity plan's targets and candidates.")
+        discount = f", GPUs {fmt.percent(result.spec.gpu_discount)} off on-demand" if result.spec.gpu_discount else ""
+        st.caption(f"The fleet is searched on {engine_note}, at the Capacity plan's targets and candidates{discount}.")

@@ -29,8 +29,9 @@ st.markdown(
     f"For the sidebar's traffic: **{fmt.count(pricing.replies_per_day)} replies a day**, "
     f"{fmt.count(work.prompt_tokens)}-token prompts, {fmt.count(work.output_tokens)}-token replies. A self-hosted option is "
     f"the Capacity plan's cheapest fleet on that GPU at its targets (p{spec.ttft_percentile} TTFT ≤ "
-    f"{fmt.duration(spec.ttft_target_s)}, {spec.tokens_per_s_per_user:g} tokens/s per user); a scenario option is "
-    "billed and timed as its own Overview."
+    f"{fmt.duration(spec.ttft_target_s)}, {spec.tokens_per_s_per_user:g} tokens/s per user"
+    + (f", GPUs {fmt.percent(spec.gpu_discount)} off on-demand" if spec.gpu_discount else "")
+    + "); a scenario option is billed and timed as its own Overview."
 )
 if not chosen:
     st.info("Pick up to four options in the sidebar, under 'Options'.", icon=":material/compare_arrows:")

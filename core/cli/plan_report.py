@@ -144,6 +144,8 @@ def _header(result: CapacityPlan) -> list[str]:
             else "no tokens/s target"
         ),
         f"the API: ${result.api_cost_per_reply_usd:.6f} a reply, ${result.api_monthly_usd:,.0f} a month",
+        "GPU prices: on-demand $/GPU-hour"
+        + (f" less {spec.gpu_discount * 100:g} % (--gpu-discount)" if spec.gpu_discount else ""),
     ]
 
 

@@ -110,6 +110,21 @@ def test_plan_text_says_the_recommendation_in_words(capsys) -> None:
     assert "not ranked (" in out and "does not fit — 70.5 GB of weights fill the 68.8 GB vLLM may use" in out
 
 
+def test_plan_with_a_gpu_discount_says_so_and_bills_less(capsys) -> None:
+    # --gpu-discount 40: the same fleet at 0.6× every self-hosted dollar, the frontier's too; the API unchanged.
+    _, out, _ = run_cli(capsys, *PLAN_SMALL, "--json", "--frontier")
+    _, cut, _ = run_cli(capsys, *PLAN_SMALL, "--json", "--frontier", "--gpu-discount", "40")
+    full, off = json.loads(out)["candidates"][0], json.loads(cut)["candidates"][0]
+    assert off["replicas_at_peak"] == full["replicas_at_peak"]
+    assert off["monthly_cost_autoscaled_usd"] == pytest.approx(0.6 * full["monthly_cost_autoscaled_usd"])
+    assert off["frontier"]["usd_per_million_output_tokens"] == pytest.approx(
+        [0.6 * x for x in full["frontier"]["usd_per_million_output_tokens"]]
+    )
+    assert json.loads(cut)["api_monthly_usd"] == pytest.approx(51_000)
+    _, text, _ = run_cli(capsys, *PLAN_SMALL, "--gpu-discount", "40")
+    assert "GPU prices: on-demand $/GPU-hour less 40 % (--gpu-discount)" in text
+
+
 def test_plan_defaults_to_the_typical_engine(capsys) -> None:
     # Without --engine the candidates run the typical engine (auto would be the toy GPU's ideal physics).
     _, out, _ = run_cli(capsys, "plan", "--model", "llama-3.1-8b", "--tensor-parallel", "1", "--json")

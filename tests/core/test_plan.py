@@ -18,9 +18,9 @@ from core.engine import VLLM
 from core.lengths import RequestLengths
 from core.open_loop import open_loop
 from core.plan import CapacityPlan, frontier, monthly_usd_at, plan
-from core.plan_capability import capabilities, concurrency_grid
+from core.plan_capability import _capability, capabilities, concurrency_grid
 from core.plan_options import Problem
-from core.plan_search import search
+from core.plan_search import _searched, search
 from core.plan_spec import Plan
 from core.replica import Replica
 from core.scenario import Scenario
@@ -323,8 +323,14 @@ def test_a_gpu_discount_scales_every_self_hosted_dollar(llama70b: CapacityPlan) 
     np.testing.assert_allclose(monthly_usd_at(off, levels), 0.6 * monthly_usd_at(llama70b, levels))
     best, full_best = off.best, llama70b.best
     assert best is not None and full_best is not None
+    # Both frontiers at 0.6×: the one the search drew (at on-demand prices, billed by the plan) and one
+    # computed afresh for a plan searched without frontiers.
     drawn, full_drawn = frontier(off, replace(best, frontier=None)), full_best.frontier
     assert drawn is not None and full_drawn is not None and full_drawn.usd_per_million_output_tokens is not None
+    assert best.frontier is not None and best.frontier.usd_per_million_output_tokens is not None
+    np.testing.assert_allclose(
+        best.frontier.usd_per_million_output_tokens, 0.6 * np.array(full_drawn.usd_per_million_output_tokens)
+    )
     np.testing.assert_allclose(
         drawn.usd_per_million_output_tokens, 0.6 * np.array(full_drawn.usd_per_million_output_tokens)
     )
@@ -350,3 +356,35 @@ def test_one_set_of_capabilities_serves_any_targets() -> None:
     )
     with pytest.raises(ValueError, match="capable: those capabilities were for another"):
         search(scenario(), replace(SMALL, max_concurrency=64), lengths, capable=capable)  # another cap
+
+
+def test_no_stage_reads_what_its_cache_key_resets() -> None:
+    # The app caches each stage keyed on its inputs with what it does not read at their defaults
+    # (`plan_capability.without`). So each stage's step for one candidate, called on the raw inputs
+    # (not through `without`), must give the same answer whatever those fields hold: the pricing and
+    # traffic, the rest of the workload, the weights' precision, the peak, floor and discount — and
+    # for the capabilities, the targets too.
+    lengths = RequestLengths(1000, 500, 0.8)
+    here = scenario()
+    elsewhere = replace(
+        scenario(replies=7),
+        workload=Workload(prompt_tokens=64, output_tokens=32, batch_size=4, gpu_count=2, cached_prompt_tokens=16),
+        precision=replace(here.precision, weight_bits=8.0),
+    )
+    odd = replace(SMALL, peak_to_average=9.0, min_replicas=5, gpu_discount=0.5)
+    odder = replace(odd, ttft_target_s=0.1, ttft_percentile=50, tokens_per_s_per_user=99.0)
+    capable = []
+    for setup in setups(here, SMALL):
+        one = _capability(here, SMALL, lengths, setup, frontiers=True)
+        other = _capability(elsewhere, odder, lengths, setup, frontiers=True)
+        assert (one.option, one.alone_tokens_per_s, one.replica) == (
+            other.option,
+            other.alone_tokens_per_s,
+            other.replica,
+        )
+        capable.append(one)
+    assert any(c.replica is not None for c in capable) and any(c.option.problem for c in capable)  # both kinds
+    for one in capable:
+        assert _searched(SMALL, one).option == _searched(replace(odd, **{
+            f: getattr(SMALL, f) for f in ("ttft_target_s", "ttft_percentile", "tokens_per_s_per_user")
+        }), one).option  # fmt: skip

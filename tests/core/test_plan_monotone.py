@@ -103,7 +103,8 @@ def test_the_cached_stages_give_the_plan_searched_afresh(
     model_id, lengths = CASES[case]
     spec = replace(CANDIDATES, peak_to_average=peak, min_replicas=floor, ttft_target_s=ttft,
                    tokens_per_s_per_user=tps, gpu_discount=discount)  # fmt: skip
-    elsewhere = replace(spec, peak_to_average=1.5, min_replicas=7, ttft_target_s=9.0, tokens_per_s_per_user=1.0)
+    elsewhere = replace(spec, peak_to_average=1.5, min_replicas=7, ttft_target_s=9.0, ttft_percentile=50,
+                        tokens_per_s_per_user=1.0, gpu_discount=0.6)  # fmt: skip
     capable = capabilities(scenario(model_id, replies=12_345), elsewhere, lengths, frontiers=False)
     searched = search(scenario(model_id, replies=999), spec, lengths, capable=capable)
     staged = plan(scenario(model_id, replies=replies), spec, lengths, searched=searched)
