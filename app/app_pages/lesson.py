@@ -18,11 +18,9 @@ st.info(
     "weights, 14 GFLOPs per token) on a GPU with 2 TB/s of memory bandwidth and 300 TFLOP/s of compute, ideal."
 )
 
-st.page_link(
-    "app/app_pages/latency.py",
-    label="See Part 1 and Part 3 on the Latency line page (its buttons load the lesson's scenarios)",
-    icon=":material/show_chart:",
-)
+# A page link's label does not wrap: short enough for one line on a phone, the rest in words.
+st.page_link("app/app_pages/latency.py", label="Parts 1 and 3: the Latency line", icon=":material/show_chart:")
+st.caption("Its buttons load the lesson's two scenarios, and its line shows the lesson's numbers.")
 
 st.subheader("Predict first")
 st.markdown(

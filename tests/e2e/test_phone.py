@@ -51,6 +51,8 @@ def test_a_page_fits_a_phone(phone: Callable[[], Page], path: str, charts: int, 
     open_page(page, path)
     expect_charts_drawn(page, charts)
     expect_no_exception(page)
+    # Streamlit draws lazily loaded elements (a code block, a table) as grey skeletons first.
+    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=LOAD_TIMEOUT_MS)
     page.wait_for_timeout(300)  # the last paint of plotly and the grid
     assert page.evaluate(CLIPPED) == [], "a headline metric is clipped on a phone"
     # Nothing wider than the screen: the page itself never scrolls sideways.
