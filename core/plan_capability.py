@@ -80,8 +80,8 @@ class Capability:
 class Capabilities:
     """Every candidate's capability for one model, lengths and candidate lists, in the candidates' order."""
 
-    scenario: Scenario  # as evaluated: pricing at its defaults (`without`)
-    spec: Plan  # as evaluated: targets and traffic at their defaults
+    scenario: Scenario  # as evaluated: what no stage reads at its defaults (`without`)
+    spec: Plan  # as evaluated: targets, peak ratio, floor and discount at their defaults
     lengths: RequestLengths
     candidates: tuple[Capability, ...]
 
@@ -181,7 +181,8 @@ def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
 def frontier_of(setup: Setup, closed: ClosedLoop, price: float | None) -> Frontier:
     """The closed loop over the grid: InferenceX's axes, and the same in $ per million output tokens.
 
-    `price`: one GPU-hour as the plan bills it (`Plan.gpu_usd_per_hour`); None: no dollars.
+    `price`: one GPU-hour's price — on-demand in the search (the plan then applies its discount),
+    as the plan bills it (`Plan.gpu_usd_per_hour`) in `core.plan.frontier`; None: no dollars.
     """
     per_gpu = np.asarray(closed.output_tokens_per_s_per_gpu, dtype=float)
     return Frontier(

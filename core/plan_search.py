@@ -6,8 +6,8 @@ open loop's goodput — the largest Poisson arrival rate per replica at which TT
 percentile (queue included) and the mean TPOT meet the targets — or "misses TTFT" when even a
 trickle misses.
 
-None of it depends on replies a day, the peak-to-average ratio or the floor of replicas: a
-`Search` is made once per model, lengths, targets and candidates, and `core.plan.plan` sizes
+None of it depends on replies a day, the peak-to-average ratio, the floor of replicas or the
+GPU discount: a `Search` is made once per model, lengths, targets and candidates, and `core.plan.plan` sizes
 and prices the fleet from it for any traffic (a change of replies a day costs one open-loop
 evaluation per candidate, not a search).
 """
@@ -41,8 +41,8 @@ class Searched:
 class Search:
     """Every candidate for one model, lengths, targets and candidate lists, in the candidates' order."""
 
-    scenario: Scenario  # as searched: the pricing is at its defaults (`traffic_free`)
-    spec: Plan  # as searched: the peak ratio and floor are at their defaults
+    scenario: Scenario  # as searched: what no stage reads at its defaults (`traffic_free`)
+    spec: Plan  # as searched: the peak ratio, floor and discount at their defaults
     lengths: RequestLengths
     candidates: tuple[Searched, ...]
 
