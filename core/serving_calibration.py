@@ -102,6 +102,7 @@ SPLIT_COSTS: dict[str, dict[str, dict[str, float]]] = {
     },
 }
 SLICES: dict[str, Callable[[ServingMeasurement], object]] = {
+    "model": lambda m: m.model,
     "gpu": lambda m: m.gpu,
     "engine": lambda m: m.engine,
     "precision": lambda m: m.weights,
@@ -188,10 +189,10 @@ def predict(
     """The closed-loop model at each measured point, one vectorised call per setup."""
     by_setup: dict[tuple, list[ServingMeasurement]] = defaultdict(list)
     for m in measurements:
-        by_setup[m.setup].append(m)
+        by_setup[(m.model, m.setup)].append(m)
     out = []
-    for setup, rows in by_setup.items():
-        replica = replica_for(setup, profiles)
+    for (model_id, setup), rows in by_setup.items():
+        replica = replica_for(setup, profiles, model_id)
         c = np.array([m.concurrency for m in rows], dtype=float)
         result = closed_loop(replica, rows[0].lengths, c, REQUESTS_PER_SLOT)
         for i, m in enumerate(rows):

@@ -1,4 +1,5 @@
-"""Measured serving at load: each row of `data/serving_llama-3.1-70b.csv` as the setup that reproduces it.
+"""Measured serving at load: each row of `data/serving_llama-3.1-70b.csv` (or a file in its
+schema) as the setup that reproduces it.
 
 441 points of Llama 3.1 70B under a closed-loop concurrency sweep (InferenceX's method,
 as aiconfigurator's `silicon_sample.csv` records it; see `data/README.md`). Each row
@@ -21,8 +22,12 @@ becomes a `Replica` (preset model and GPU, the engine with the benchmark's serve
 from __future__ import annotations
 
 import csv
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib import resources
+from pathlib import Path
+from typing import Any
 
 from core import presets
 from core.engine import ENGINES, EngineProfile
@@ -36,6 +41,7 @@ GPU_IDS = {"H100-SXM": "h100-sxm", "H200-SXM": "h200", "B200": "b200"}
 PRECISIONS = {
     "fp8": Precision(weight_bits=8, kv_bits=8),
     "nvfp4": Precision(weight_bits=4.5, kv_bits=8, compute_bits=4),  # Blackwell's 4-bit tensor cores
+    "bf16": Precision(weight_bits=16, kv_bits=16),  # for other files: a 16-bit model keeps a 16-bit cache
 }
 REQUESTS_PER_SLOT = 10  # --num-prompts 10 × concurrency
 LOW_FRACTION = 0.8  # --random-range-ratio 0.8
@@ -58,10 +64,11 @@ class ServingMeasurement:
     ttft_ms: float
     tpot_ms: float
     source: str
+    model: str = MODEL_ID  # a model preset id
 
     @property
     def setup(self) -> tuple[str, str, str, int, int, int]:
-        """Rows that share a setup differ only in concurrency: one vectorised evaluation."""
+        """Rows that share a setup (and model) differ only in concurrency: one vectorised evaluation."""
         return (self.gpu, self.engine, self.weights, self.tp, self.isl, self.osl)
 
     @property
@@ -69,27 +76,78 @@ class ServingMeasurement:
         return RequestLengths(self.isl, self.osl, LOW_FRACTION)
 
 
-def load_serving_measurements(filename: str = FILENAME) -> list[ServingMeasurement]:
-    text = resources.files("core").joinpath("data", filename).read_text(encoding="utf-8")
-    rows = []
-    for row in csv.DictReader(text.splitlines()):
-        if row["gpu"] not in GPU_IDS or row["weights"] not in PRECISIONS or row["engine"] not in _FLAGS:
-            raise ValueError(f"unknown setup in {filename}: {row['gpu']}, {row['weights']}, {row['engine']}")
-        rows.append(
-            ServingMeasurement(
-                gpu=row["gpu"],
-                engine=row["engine"],
-                weights=row["weights"],
-                tp=int(row["tp"]),
-                isl=int(row["isl"]),
-                osl=int(row["osl"]),
-                concurrency=int(row["concurrency"]),
-                ttft_ms=float(row["ttft_ms"]),
-                tpot_ms=float(row["tpot_ms"]),
-                source=row["source"],
-            )
+def load_serving_measurements(path: str | Path | None = None) -> list[ServingMeasurement]:
+    """The bundled rows, or those of a CSV at `path` in the same schema (any preset model and GPU).
+
+    Columns: model, weights, gpu, tp, engine, isl, osl, concurrency, ttft_ms, tpot_ms, source
+    (others are ignored). A model or GPU is a preset id or name in any case and punctuation
+    ("Llama-3.1-70B", "H100-SXM"); weights fp8, nvfp4 or bf16; engines vllm or trtllm (whose
+    benchmark flags are known). A row that cannot be read raises ValueError naming its line.
+    """
+    name = str(path) if path is not None else f"core/data/{FILENAME}"
+    try:
+        text = (
+            Path(path).read_text(encoding="utf-8")
+            if path is not None
+            else resources.files("core").joinpath("data", FILENAME).read_text(encoding="utf-8")
         )
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{name}: cannot be read ({type(error).__name__})") from None
+    rows = []
+    for line, row in enumerate(csv.DictReader(text.splitlines()), start=2):
+        try:
+            rows.append(_measurement(row))
+        except KeyError as error:
+            raise ValueError(f"{name} line {line}: no {error} column") from None
+        except (ValueError, TypeError, AttributeError) as error:
+            raise ValueError(f"{name} line {line}: {error}") from None
+    if not rows:
+        raise ValueError(f"{name}: no measurements (a header line, then one row per measured point)")
     return rows
+
+
+def _measurement(row: dict[str, str]) -> ServingMeasurement:
+    weights, engine = row["weights"].strip().lower(), row["engine"].strip().lower()
+    if weights not in PRECISIONS:
+        raise ValueError(f"weights {weights!r} is not one of {', '.join(PRECISIONS)}")
+    if engine not in _FLAGS:
+        raise ValueError(f"engine {engine!r} is not one of {', '.join(_FLAGS)} (the engines whose flags are known)")
+    return ServingMeasurement(
+        gpu=_gpu_name(row["gpu"]),
+        engine=engine,
+        weights=weights,
+        tp=int(row["tp"]),
+        isl=int(row["isl"]),
+        osl=int(row["osl"]),
+        concurrency=int(row["concurrency"]),
+        ttft_ms=float(row["ttft_ms"]),
+        tpot_ms=float(row["tpot_ms"]),
+        source=row.get("source") or "",
+        model=_preset_id(row.get("model") or MODEL_ID, "model", presets.model_presets()),
+    )
+
+
+def _gpu_name(given: str) -> str:
+    """The GPU as the file names it (the splits and slices use its words), once it is known to be a preset."""
+    _preset_id(given, "gpu", presets.gpu_presets(), GPU_IDS)
+    return given.strip()
+
+
+def _preset_id(given: str, kind: str, known: Mapping[str, Any], aliases: Mapping[str, str] | None = None) -> str:
+    """A preset id from an id, a name or an alias, ignoring case and punctuation: "Llama-3.1-70B" → llama-3.1-70b."""
+
+    def squashed(text: str) -> str:
+        return re.sub(r"[^a-z0-9.]", "", text.lower())
+
+    wanted = squashed(given)
+    for alias, preset_id in (aliases or {}).items():
+        if squashed(alias) == wanted:
+            return preset_id
+    for preset_id, preset in known.items():
+        names = (preset_id, getattr(getattr(preset, kind, None), "name", ""))
+        if any(squashed(n) == wanted for n in names if n):
+            return preset_id
+    raise ValueError(f"{kind} {given.strip()[:40]!r} is not a preset (python -m core presets lists them)")
 
 
 def benchmark_engine(profile: EngineProfile, isl: int, osl: int, tp: int) -> EngineProfile:
@@ -101,14 +159,16 @@ def benchmark_engine(profile: EngineProfile, isl: int, osl: int, tp: int) -> Eng
 
 
 def replica_for(
-    setup: tuple[str, str, str, int, int, int], profiles: dict[str, EngineProfile] | None = None
+    setup: tuple[str, str, str, int, int, int],
+    profiles: dict[str, EngineProfile] | None = None,
+    model_id: str = MODEL_ID,
 ) -> Replica:
     """The replica a measured setup ran on; `profiles` replaces the named engines' costs (fitting)."""
     gpu_name, engine_id, weights, tp, isl, osl = setup
     profile = (profiles or ENGINES)[engine_id]
-    gpu_id = GPU_IDS[gpu_name]
+    gpu_id = _preset_id(gpu_name, "gpu", presets.gpu_presets(), GPU_IDS)
     return Replica(
-        model=presets.model(MODEL_ID),
+        model=presets.model(model_id),
         precision=PRECISIONS[weights],
         gpu=presets.gpu(gpu_id),
         gpu_count=tp,

@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_parser(sub)
     sub.add_parser("presets", help="list the GPU and model presets")
     calibrate = sub.add_parser("calibrate", help="compare the calibrated model with published measurements")
+    calibrate.set_defaults(subparser=calibrate)
     calibrate.add_argument("--fit", action="store_true", help="refit the engines' costs on the fit set")
     calibrate.add_argument(
         "--set",
@@ -65,6 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     calibrate.add_argument(
         "--load", action="store_true", help="the load model against measured servers, per held-out split"
+    )
+    calibrate.add_argument(
+        "--serving-file",
+        metavar="CSV",
+        help="the load model (shipped profiles) against your own measured servers: a CSV in the schema of "
+        "core/data/serving_llama-3.1-70b.csv (model, weights, gpu, tp, engine, isl, osl, concurrency, ttft_ms, "
+        "tpot_ms); implies --load",
     )
     prices = sub.add_parser("prices", help="list API models' prices per million tokens (SEARCH by provider or name)")
     prices.set_defaults(subparser=prices)
@@ -104,6 +112,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.cli.reports import presets_text
 
         sys.stdout.write(presets_text())
+    elif args.command == "calibrate" and args.serving_file is not None:
+        from core.cli.load_report import file_calibration_text
+
+        try:
+            text = file_calibration_text(args.serving_file)
+        except ValueError as error:
+            args.subparser.error(f"argument --serving-file: {str(error)[:160]}")
+        sys.stdout.write(text)
     elif args.command == "calibrate" and args.load:
         from core.cli.load_report import load_calibration_text
 

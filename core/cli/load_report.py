@@ -20,10 +20,10 @@ def _costs(profile: EngineProfile) -> str:
 
 
 def _table(errors: list[SliceError]) -> list[str]:
-    lines = [f"  {'slice':<13}{'value':<11}{'rows':>5}{'TPOT |err|':>12}{'TTFT |err|':>12}"]
+    lines = [f"  {'slice':<13}{'value':<15}{'rows':>5}{'TPOT |err|':>12}{'TTFT |err|':>12}"]
     for e in errors:
         lines.append(
-            f"  {e.slice:<13}{e.value:<11}{e.rows:>5}{e.tpot_median_abs_pct:>11.1f}%{e.ttft_median_abs_pct:>11.1f}%"
+            f"  {e.slice:<13}{e.value:<15}{e.rows:>5}{e.tpot_median_abs_pct:>11.1f}%{e.ttft_median_abs_pct:>11.1f}%"
         )
     return lines
 
@@ -54,5 +54,26 @@ def load_calibration_text(fit: bool = False) -> str:
         *(f"  {_costs(ENGINES[engine_id])}" for engine_id in ("vllm", "trtllm")),
         *_table(shipped[:1]),
         f"  (fitted knobs: {', '.join(FITTED)})",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def file_calibration_text(path: str) -> str:
+    """The shipped profiles judged on a file of measured servers (`--serving-file`): nothing is fitted on it."""
+    rows = load_serving_measurements(path)
+    errors = slice_errors(predict(rows))
+    overall = errors[0]
+    verdict = (
+        "within both targets"
+        if overall.tpot_median_abs_pct <= TPOT_TARGET_PCT and overall.ttft_median_abs_pct <= TTFT_TARGET_PCT
+        else "outside a target"
+    )
+    lines = [
+        f"Load model (closed loop, continuous batching) against {len(rows)} measured points in {path}, "
+        "each as the benchmark ran it (10 x C requests, the first C at once; lengths 80-100 % of nominal).",
+        "The shipped engine profiles, fitted on the bundled Llama 3.1 70B rows; nothing is fitted on this file:",
+        *(f"  {_costs(ENGINES[engine_id])}" for engine_id in sorted({m.engine for m in rows})),
+        f"Median absolute error (targets {TPOT_TARGET_PCT:.0f}% TPOT, {TTFT_TARGET_PCT:.0f}% TTFT) — {verdict}:",
+        *_table(errors),
     ]
     return "\n".join(lines) + "\n"

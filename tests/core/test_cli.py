@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from importlib import resources
 
 import pytest
 from hypothesis import given, settings
@@ -282,9 +283,51 @@ def test_calibrate_load_prints_every_split_per_slice(capsys):
         assert f'split "{split}"' in out
     assert out.count("meets both targets") == 2 and out.count("misses a target") == 2
     # The first split's overall row: 264 B200 rows judged, TPOT 10.4 %, TTFT 22.0 %.
-    assert "  all          all          264       10.4%       22.0%" in out
+    assert "  all          all              264       10.4%       22.0%" in out
     assert "tp           TP8" in out and "precision    nvfp4" in out
     assert "vllm: MBU 0.73, MFU 0.48" in out
+
+
+def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
+    # --serving-file: the shipped profiles judged on any file in the bundled schema. On the bundled rows
+    # themselves it gives the in-sample line of `calibrate --load` (441 rows, TPOT 7.3 %, TTFT 13.8 %).
+    bundled = resources.files("core").joinpath("data", "serving_llama-3.1-70b.csv").read_text(encoding="utf-8")
+    mine = tmp_path / "mine.csv"
+    mine.write_text(bundled, encoding="utf-8")
+    code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(mine))
+    assert code == 0 and "against 441 measured points" in out and "nothing is fitted on this file" in out
+    assert "  all          all              441        7.3%       13.8%" in out
+    # Another preset model, named as people write it, on a GPU given by its preset id: read, and sliced by model.
+    header, first, *_ = bundled.splitlines()
+    other = first.replace("Llama-3.1-70B", "Llama 3.1 8B").replace(",H100-SXM,", ",h100-sxm,")
+    (tmp_path / "8b.csv").write_text(f"{header}\n{other}\n", encoding="utf-8")
+    code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "8b.csv"))
+    assert code == 0 and "model        llama-3.1-8b       1" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("model,weights\nfoo,fp8\n", "line 2: no 'engine' column"),
+        (
+            "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\nGPT-9,fp8,H100-SXM,1,vllm,1,1,1,1,1\n",
+            "line 2: model 'GPT-9' is not a preset",
+        ),
+        (
+            "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\nLlama-3.1-8B,fp8,H100-SXM,1,tgi,1,1,1,1,1\n",
+            "line 2: engine 'tgi' is not one of vllm, trtllm",
+        ),
+        ("model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n", "no measurements"),
+    ],
+)
+def test_a_bad_serving_file_exits_2_naming_the_option_and_the_line(capsys, tmp_path, text, says):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(text, encoding="utf-8")
+    code, out, err = run_cli(capsys, "calibrate", "--serving-file", str(bad))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--serving-file" in err and says in err
+    code, _, err = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "missing.csv"))
+    assert code == 2 and "cannot be read (FileNotFoundError)" in err
 
 
 # --- any argument list: exit 0, or exit 2 with one short line; never an exception ------------------
