@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -43,6 +44,10 @@ PRECISIONS = {
     "nvfp4": Precision(weight_bits=4.5, kv_bits=8, compute_bits=4),  # Blackwell's 4-bit tensor cores
     "bf16": Precision(weight_bits=16, kv_bits=16),  # for other files: a 16-bit model keeps a 16-bit cache
 }
+_WEIGHTS = {"fp16": "bf16", "bfloat16": "bf16", "float16": "bf16", "fp4": "nvfp4"}
+_ENGINE_NAMES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm"}
+# Checkpoints of a preset's architecture under another name (same layers, heads, experts).
+_MODEL_ALIASES = {"DeepSeek-R1": "deepseek-v3", "DeepSeek-R1-0528": "deepseek-v3", "DeepSeek-V3-0324": "deepseek-v3"}
 REQUESTS_PER_SLOT = 10  # --num-prompts 10 × concurrency
 LOW_FRACTION = 0.8  # --random-range-ratio 0.8
 # The benchmark's server flags, per engine.
@@ -77,53 +82,81 @@ class ServingMeasurement:
 
 
 def load_serving_measurements(path: str | Path | None = None) -> list[ServingMeasurement]:
-    """The bundled rows, or those of a CSV at `path` in the same schema (any preset model and GPU).
+    """The bundled rows (every one must be modelled), or a file's rows that can be (`read_serving_file`)."""
+    if path is not None:
+        return read_serving_file(path)[0]
+    text = resources.files("core").joinpath("data", FILENAME).read_text(encoding="utf-8")
+    rows, skipped = _read(text, f"core/data/{FILENAME}")
+    if skipped:
+        raise ValueError(f"core/data/{FILENAME}: {sum(skipped.values())} rows cannot be modelled: {dict(skipped)}")
+    return rows
+
+
+def read_serving_file(path: str | Path) -> tuple[list[ServingMeasurement], Counter[str]]:
+    """A CSV in the bundled schema: the rows the load model can represent, and why the others cannot.
 
     Columns: model, weights, gpu, tp, engine, isl, osl, concurrency, ttft_ms, tpot_ms, source
     (others are ignored). A model or GPU is a preset id or name in any case and punctuation
-    ("Llama-3.1-70B", "H100-SXM"); weights fp8, nvfp4 or bf16; engines vllm or trtllm (whose
-    benchmark flags are known). A row that cannot be read raises ValueError naming its line.
+    ("Llama-3.1-70B", "H100-SXM"); weights fp8, nvfp4 or bf16/fp16; any engine profile (vLLM's
+    and TensorRT-LLM's benchmark flags are known). A row naming a setup outside the presets is
+    skipped and counted by reason; a malformed row (a missing column, a number that is not
+    one) raises ValueError naming its line, as does a file with nothing to model.
     """
-    name = str(path) if path is not None else f"core/data/{FILENAME}"
     try:
-        text = (
-            Path(path).read_text(encoding="utf-8")
-            if path is not None
-            else resources.files("core").joinpath("data", FILENAME).read_text(encoding="utf-8")
-        )
+        text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{name}: cannot be read ({type(error).__name__})") from None
-    rows = []
+        raise ValueError(f"{path}: cannot be read ({type(error).__name__})") from None
+    rows, skipped = _read(text, str(path))
+    if not rows:
+        why = "; ".join(f"{reason} ({n} rows)" for reason, n in skipped.most_common(3))
+        raise ValueError(f"{path}: no row the load model can represent" + (f": {why}" if why else ""))
+    return rows, skipped
+
+
+class _Unsupported(Exception):
+    """A well-formed row whose setup the presets do not hold."""
+
+
+def _read(text: str, name: str) -> tuple[list[ServingMeasurement], Counter[str]]:
+    rows: list[ServingMeasurement] = []
+    skipped: Counter[str] = Counter()
     for line, row in enumerate(csv.DictReader(text.splitlines()), start=2):
         try:
-            rows.append(_measurement(row))
+            measurement = _measurement(row)
+            replica_for(measurement.setup, None, measurement.model)  # can it run there at all?
+        except _Unsupported as reason:
+            skipped[str(reason)] += 1
+            continue
         except KeyError as error:
             raise ValueError(f"{name} line {line}: no {error} column") from None
         except (ValueError, TypeError, AttributeError) as error:
             raise ValueError(f"{name} line {line}: {error}") from None
-    if not rows:
-        raise ValueError(f"{name}: no measurements (a header line, then one row per measured point)")
-    return rows
+        rows.append(measurement)
+    return rows, skipped
 
 
 def _measurement(row: dict[str, str]) -> ServingMeasurement:
-    weights, engine = row["weights"].strip().lower(), row["engine"].strip().lower()
+    weights = _WEIGHTS.get(row["weights"].strip().lower(), row["weights"].strip().lower())
+    engine = row["engine"].strip().lower()
+    engine = _ENGINE_NAMES.get(engine, engine)
+    numbers = (int(row["tp"]), int(row["isl"]), int(row["osl"]), int(row["concurrency"]))
+    ttft, tpot = float(row["ttft_ms"]), float(row["tpot_ms"])
     if weights not in PRECISIONS:
-        raise ValueError(f"weights {weights!r} is not one of {', '.join(PRECISIONS)}")
-    if engine not in _FLAGS:
-        raise ValueError(f"engine {engine!r} is not one of {', '.join(_FLAGS)} (the engines whose flags are known)")
+        raise _Unsupported(f"weights {weights[:20]!r} (known: {', '.join(PRECISIONS)})")
+    if engine not in ENGINES:
+        raise _Unsupported(f"engine {engine[:20]!r} (known: {', '.join(ENGINES)})")
     return ServingMeasurement(
         gpu=_gpu_name(row["gpu"]),
         engine=engine,
         weights=weights,
-        tp=int(row["tp"]),
-        isl=int(row["isl"]),
-        osl=int(row["osl"]),
-        concurrency=int(row["concurrency"]),
-        ttft_ms=float(row["ttft_ms"]),
-        tpot_ms=float(row["tpot_ms"]),
+        tp=numbers[0],
+        isl=numbers[1],
+        osl=numbers[2],
+        concurrency=numbers[3],
+        ttft_ms=ttft,
+        tpot_ms=tpot,
         source=row.get("source") or "",
-        model=_preset_id(row.get("model") or MODEL_ID, "model", presets.model_presets()),
+        model=_preset_id(row.get("model") or MODEL_ID, "model", presets.model_presets(), _MODEL_ALIASES),
     )
 
 
@@ -147,12 +180,12 @@ def _preset_id(given: str, kind: str, known: Mapping[str, Any], aliases: Mapping
         names = (preset_id, getattr(getattr(preset, kind, None), "name", ""))
         if any(squashed(n) == wanted for n in names if n):
             return preset_id
-    raise ValueError(f"{kind} {given.strip()[:40]!r} is not a preset (python -m core presets lists them)")
+    raise _Unsupported(f"{kind} {given.strip()[:40]!r} is not a preset")
 
 
 def benchmark_engine(profile: EngineProfile, isl: int, osl: int, tp: int) -> EngineProfile:
     """The engine with the flags InferenceX launched it with for this sequence length and TP."""
-    flags: dict[str, int] = dict(_FLAGS[profile.id])
+    flags: dict[str, int] = dict(_FLAGS.get(profile.id, {}))  # another engine: its profile's own defaults
     if profile.id == "trtllm" and (isl, osl) == (1024, 1024) and tp < 8:
         flags["prefill_batch_wait_iterations"] = _TRT_BATCH_WAIT_ITERATIONS
     return replace(profile, **flags)  # type: ignore[arg-type]
@@ -167,10 +200,14 @@ def replica_for(
     gpu_name, engine_id, weights, tp, isl, osl = setup
     profile = (profiles or ENGINES)[engine_id]
     gpu_id = _preset_id(gpu_name, "gpu", presets.gpu_presets(), GPU_IDS)
-    return Replica(
-        model=presets.model(model_id),
-        precision=PRECISIONS[weights],
-        gpu=presets.gpu(gpu_id),
-        gpu_count=tp,
-        engine=benchmark_engine(profile, isl, osl, tp),
-    )
+    try:
+        return Replica(
+            model=presets.model(model_id),
+            precision=PRECISIONS[weights],
+            gpu=presets.gpu(gpu_id),
+            gpu_count=tp,
+            engine=benchmark_engine(profile, isl, osl, tp),
+        )
+    except ValueError as error:  # e.g. 4-bit maths on a GPU without 4-bit tensor cores
+        text = str(error)
+        raise _Unsupported(f"{weights} on {gpu_name}: {text if len(text) <= 100 else text[:99] + '…'}") from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.engine import ENGINES, EngineProfile
 from core.serving_calibration import FITTED, SPLITS, SliceError, predict, slice_errors, split_report
-from core.serving_data import FILENAME, load_serving_measurements
+from core.serving_data import FILENAME, load_serving_measurements, read_serving_file
 
 TPOT_TARGET_PCT, TTFT_TARGET_PCT = 15.0, 30.0
 
@@ -60,7 +60,7 @@ def load_calibration_text(fit: bool = False) -> str:
 
 def file_calibration_text(path: str) -> str:
     """The shipped profiles judged on a file of measured servers (`--serving-file`): nothing is fitted on it."""
-    rows = load_serving_measurements(path)
+    rows, skipped = read_serving_file(path)
     errors = slice_errors(predict(rows))
     overall = errors[0]
     verdict = (
@@ -76,4 +76,7 @@ def file_calibration_text(path: str) -> str:
         f"Median absolute error (targets {TPOT_TARGET_PCT:.0f}% TPOT, {TTFT_TARGET_PCT:.0f}% TTFT) — {verdict}:",
         *_table(errors),
     ]
+    if skipped:
+        lines += [f"skipped {sum(skipped.values())} rows the load model cannot represent:"]
+        lines += [f"  {n:>5} × {reason}" for reason, n in skipped.most_common()]
     return "\n".join(lines) + "\n"

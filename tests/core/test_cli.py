@@ -303,6 +303,15 @@ def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
     (tmp_path / "8b.csv").write_text(f"{header}\n{other}\n", encoding="utf-8")
     code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "8b.csv"))
     assert code == 0 and "model        llama-3.1-8b       1" in out
+    # Rows the presets cannot represent are skipped and counted by reason, the rest judged.
+    gb200 = first.replace(",B200,", ",GB200,")
+    tgi = first.replace(",trtllm,", ",tgi,")
+    fp4_on_hopper = first.replace(",B200,", ",H100-SXM,")  # the first row is NVFP4: Blackwell's 4-bit maths
+    (tmp_path / "mixed.csv").write_text("\n".join([header, first, gb200, gb200, tgi, fp4_on_hopper]), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "mixed.csv"))
+    assert code == 0 and "against 1 measured points" in out
+    assert "skipped 4 rows the load model cannot represent" in out
+    assert "2 × gpu 'GB200' is not a preset" in out and "engine 'tgi'" in out and "nvfp4 on H100-SXM" in out
 
 
 @pytest.mark.parametrize(
@@ -310,14 +319,14 @@ def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
     [
         ("model,weights\nfoo,fp8\n", "line 2: no 'engine' column"),
         (
-            "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\nGPT-9,fp8,H100-SXM,1,vllm,1,1,1,1,1\n",
-            "line 2: model 'GPT-9' is not a preset",
+            "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\nLlama-3.1-8B,fp8,H100-SXM,one,vllm,1,1,1,1,1\n",
+            "line 2: invalid literal for int()",
         ),
         (
-            "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\nLlama-3.1-8B,fp8,H100-SXM,1,tgi,1,1,1,1,1\n",
-            "line 2: engine 'tgi' is not one of vllm, trtllm",
+            "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\nGPT-9,fp8,H100-SXM,1,vllm,1,1,1,1,1\n",
+            "no row the load model can represent: model 'GPT-9' is not a preset (1 rows)",
         ),
-        ("model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n", "no measurements"),
+        ("model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n", "no row the load model can represent"),
     ],
 )
 def test_a_bad_serving_file_exits_2_naming_the_option_and_the_line(capsys, tmp_path, text, says):
