@@ -110,6 +110,17 @@ def test_renting_shows_the_plans_cheapest_fleet_beside_the_api(open_app) -> None
     assert any("Capacity plan" in link.proto.label for link in at.main.get("page_link"))
 
 
+def test_a_gpu_discount_bills_the_fleet_less_and_says_so(open_app) -> None:
+    # discount=40 in the link: the cheapest fleet at 0.6× its on-demand bill (the same fleet), the API unchanged.
+    at = opened(open_app(PAGE, **TRAFFIC, discount="40"))
+    full, off = _plan(TRAFFIC).best, _plan(TRAFFIC, gpu_discount=0.4).best
+    assert off.setup == full.setup and off.monthly_cost_usd == pytest.approx(0.6 * full.monthly_cost_usd)
+    shown = metrics(at)
+    assert shown["Cheapest fleet, a month"][0] == f"${off.monthly_cost_usd:,.0f}"
+    assert shown["The API, a month"][0] == "$75,000"
+    assert any("GPUs 40.0% off on-demand" in c.value for c in at.main.caption)
+
+
 def test_targets_no_fleet_meets_say_so(open_app) -> None:
     at = opened(open_app(PAGE, **TRAFFIC, ttft="1"))  # p95 TTFT ≤ 1 ms: no prefill is that fast
     (info,) = [i for i in at.main.info if "No candidate meets every target" in i.value]

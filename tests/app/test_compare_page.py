@@ -37,6 +37,16 @@ def test_the_default_options_are_the_decision_a_pm_makes(page) -> None:
     assert len(page.get("plotly_chart")) == 2
 
 
+def test_a_gpu_discount_bills_the_fleet_less_and_says_so(open_app) -> None:
+    # discount=40: the self-hosted option costs 0.6× its on-demand bill, the APIs the same; the intro says so.
+    at = open_app("compare", **TRAFFIC, discount="40")
+    table = at.main.dataframe[0].value
+    fleet = compare(("llama-3.1-8b on l4",), Scenario.from_flat(TRAFFIC), Plan())[0]
+    assert table["USD per month"].iloc[2] == pytest.approx(0.6 * fleet.monthly_usd)
+    assert table["USD per month"].iloc[:2].tolist() == pytest.approx([26_400, 75_000])
+    assert "GPUs 40.0% off on-demand" in unescape(at.main.markdown[0].value)
+
+
 def test_a_typed_latency_shows_as_measured(open_app) -> None:
     at = open_app("compare", **TRAFFIC, lat1="850")
     table = at.main.dataframe[0].value
