@@ -22,6 +22,19 @@ from core.plan_spec import Plan
 # The Latency line page's simulations: which of the lab's reply lengths it draws.
 SIMULATIONS = {"part1": "Part 1's seven replies (1 to 800 tokens)", "part3": "Part 3's short and long reply"}
 
+# The lesson's four predictions: (key, label, unit, help); each a positive number, empty until guessed.
+PREDICTIONS = (
+    ("p1", "P1. TPOT, one decode step (ms)", "ms", "A step reads all 14 GB of weights at 2 TB/s."),
+    ("p2", "P2. One output token vs one prompt token (x)", "x", "How many times the wall time of a prompt token?"),
+    ("p3", "P3. Arithmetic intensity of a batch-1 decode step (FLOP/byte)", "FLOP/byte", "FLOPs done per byte read."),
+    ("p4", "P4. A 500-token reply vs a 50-token reply (x)", "x", "Same 200-token prompt: how many times longer?"),
+)
+
+
+def _prediction(key: str, label: str, unit: str, help_text: str) -> Input:
+    return Input(key=key, kind=float, label=label, unit=unit, low=0, high=1e6, optional=True, help=help_text)
+
+
 PAGE_INPUTS: dict[str, tuple[Input, ...]] = {
     "latency": (
         Input(
@@ -57,46 +70,7 @@ PAGE_INPUTS: dict[str, tuple[Input, ...]] = {
         ),
     ),  # fmt: skip
     "lesson": (
-        Input(
-            key="p1",
-            kind=float,
-            label="P1. TPOT, one decode step (ms)",
-            unit="ms",
-            low=0,
-            high=1e6,
-            optional=True,
-            help="A step reads all 14 GB of weights at 2 TB/s.",
-        ),
-        Input(
-            key="p2",
-            kind=float,
-            label="P2. One output token vs one prompt token (x)",
-            unit="x",
-            low=0,
-            high=1e6,
-            optional=True,
-            help="How many times the wall time of a prompt token?",
-        ),
-        Input(
-            key="p3",
-            kind=float,
-            label="P3. Arithmetic intensity of a batch-1 decode step (FLOP/byte)",
-            unit="FLOP/byte",
-            low=0,
-            high=1e6,
-            optional=True,
-            help="FLOPs done per byte read.",
-        ),
-        Input(
-            key="p4",
-            kind=float,
-            label="P4. A 500-token reply vs a 50-token reply (x)",
-            unit="x",
-            low=0,
-            high=1e6,
-            optional=True,
-            help="Same 200-token prompt: how many times longer?",
-        ),
+        *(_prediction(*row) for row in PREDICTIONS),
         Input(
             key="reveal",
             kind=bool,

@@ -89,11 +89,8 @@ def _step(
 ) -> Step:
     """A forward pass from its weight and attention FLOPs and its weight and KV bytes."""
     flops, bytes_moved = weight_flops + attention_flops, weights + kv
-    if machine.dequantised:
-        memory_s = float(memory_time_s(machine, weights, kv))
-        compute_s = float(compute_time_s(machine, weight_flops, attention_flops))
-    else:
-        memory_s, compute_s = bytes_moved / machine.bandwidth_bytes_per_s, flops / machine.compute_flops_per_s
+    memory_s = float(memory_time_s(machine, weights, kv))  # each splits the weights' share only when dequantised
+    compute_s = float(compute_time_s(machine, weight_flops, attention_flops))
     return Step(
         flops=flops,
         bytes_moved=bytes_moved,

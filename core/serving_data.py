@@ -120,10 +120,13 @@ class _Unsupported(Exception):
 def _read(text: str, name: str) -> tuple[list[ServingMeasurement], Counter[str]]:
     rows: list[ServingMeasurement] = []
     skipped: Counter[str] = Counter()
+    runs: set[tuple[str, tuple[str, str, str, int, int, int]]] = set()  # setups already known to run
     for line, row in enumerate(csv.DictReader(text.splitlines()), start=2):
         try:
             measurement = _measurement(row)
-            replica_for(measurement.setup, None, measurement.model)  # can it run there at all?
+            if (measurement.model, measurement.setup) not in runs:  # can it run there at all? once a setup
+                replica_for(measurement.setup, None, measurement.model)
+                runs.add((measurement.model, measurement.setup))
         except _Unsupported as reason:
             skipped[str(reason)] += 1
             continue

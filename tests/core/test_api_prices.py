@@ -22,7 +22,7 @@ from genai_prices.data_snapshot import get_snapshot
 
 from core import api_prices
 from core.api_prices import applicable_tier, catalogue, lookup, request_cost, search, snapshot
-from core.cli import main
+from tests.core.test_cli import run_cli
 from tools.export_api_prices import RELEASE_DATES, export, render
 
 WELL_KNOWN = (
@@ -43,15 +43,6 @@ def reference(model_id: str, prompt: int, output: int, cached: int = 0, write: i
     provider_id, _, model_ref = model_id.partition("/")
     usage = Usage(input_tokens=prompt, output_tokens=output, cache_read_tokens=cached, cache_write_tokens=write)
     return calc_price(usage, model_ref, provider_id=provider_id, genai_request_timestamp=snapshot().prices_in_force_at)
-
-
-def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # --- the catalogue is genai-prices' ----------------------------------------------------------
