@@ -73,10 +73,11 @@ def iteration(
         model, q + (per_prompt + 1) / 2
     )
     weights = weight_bytes_read(model, precision, b + p)
+    n = replica.gpu_count  # heads replicated past the KV-head count are stored and read once per copy
     kv = (
-        kv_cache_bytes(model, precision, decode_context_tokens, b)
-        + kv_cache_bytes(model, precision, q, prefill_sequences)
-        + kv_cache_bytes(model, precision, p)
+        kv_cache_bytes(model, precision, decode_context_tokens, b, n)
+        + kv_cache_bytes(model, precision, q, prefill_sequences, n)
+        + kv_cache_bytes(model, precision, p, 1, n)
     )
     return Iteration(
         flops=weight_flops + attention_flops,

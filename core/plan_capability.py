@@ -171,7 +171,7 @@ def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
             f"{engine.name} may use on {n} × {replica.gpu.memory_bytes / BYTES_PER_GB:,.0f} GB"
         )
     tokens = lengths.mean_tokens_reserved if engine.reserves_full_sequence else lengths.mean_tokens_held
-    one = float(kv_cache_bytes(replica.model, replica.precision, tokens))
+    one = float(kv_cache_bytes(replica.model, replica.precision, tokens, 1, replica.gpu_count))
     return (
         f"one request's KV cache ({one / BYTES_PER_GB:,.2f} GB) does not fit in the "
         f"{replica.kv_budget_bytes / BYTES_PER_GB:,.2f} GB left beside the weights"

@@ -56,14 +56,14 @@ class Replica:
 
         Paged engines hold each running sequence at its current length (on average the
         prompt plus half the reply); engines that guarantee no eviction reserve prompt plus
-        the whole reply up front. Above this concurrency requests wait for a slot. 0 when the
+        the whole reply up front. KV heads replicated across the GPUs count once per copy. Above this concurrency requests wait for a slot. 0 when the
         weights alone do not fit; the engine's cap when the model has no KV cache.
         """
         budget = self.kv_budget_bytes
         if budget <= 0:
             return 0
         tokens = lengths.mean_tokens_reserved if self.engine.reserves_full_sequence else lengths.mean_tokens_held
-        per_sequence = float(kv_cache_bytes(self.model, self.precision, tokens))
+        per_sequence = float(kv_cache_bytes(self.model, self.precision, tokens, 1, self.gpu_count))
         cap = self.engine.max_sequences
         if per_sequence == 0:
             return cap

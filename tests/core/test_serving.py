@@ -96,6 +96,10 @@ CASES = [
     ("llama-3.1-70b", "h100-sxm", 2, FP8, 2000, 300),
     ("llama-3.1-70b", "b200", 4, FP8, 8000, 1000),
     ("mixtral-8x7b", "h200", 2, FP16, 500, 500),
+    # More GPUs than KV heads: the heads are replicated (×2 for Qwen3-235B's 4 KV heads on 8 GPUs;
+    # DeepSeek-V3's latent cache is whole on every rank, ×8). The load model reads every copy too.
+    ("qwen3-235b-a22b", "h200", 8, FP8, 1000, 500),
+    ("deepseek-v3", "h200", 8, FP8, 1000, 500),
 ]
 
 
