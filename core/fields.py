@@ -21,7 +21,7 @@ readers and writer are in `core.field_lists`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from decimal import Decimal, InvalidOperation, localcontext
 from functools import cache
@@ -63,10 +63,6 @@ class Input:
     def option(self) -> str:
         """The command-line flag: `flag`, or `--` + the key."""
         return self.flag or f"--{self.key}"
-
-    @property
-    def is_number(self) -> bool:
-        return self.kind is not str and self.item is None
 
     @property
     def is_list(self) -> bool:
@@ -287,10 +283,3 @@ def list_rule(described_input: Input) -> str:
     allowed = described_input.allowed()
     of = f" of {', '.join(allowed)}" if allowed else ""
     return f"a comma-separated list{of}, each once{empty}"
-
-
-def walk(spec_types: tuple[type, ...]) -> Iterator[tuple[type, str, Input]]:
-    """Every described field of several spec classes, in order."""
-    for spec_type in spec_types:
-        for name, described_input in inputs(spec_type):
-            yield spec_type, name, described_input

@@ -55,10 +55,6 @@ class Load(FlatForm):
                 f"not both), got {self.request_rate_per_s!r}"
             )
 
-    @property
-    def is_open_loop(self) -> bool:
-        return self.request_rate_per_s is not None
-
     def lengths(self, workload: Workload) -> RequestLengths:
         """The workload's nominal prompt and reply, varied by `length_low_fraction`."""
         return RequestLengths(workload.prompt_tokens, workload.output_tokens, self.length_low_fraction)

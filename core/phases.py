@@ -106,19 +106,6 @@ def decode_flops(model: Model, batch_size: Quantity, context_tokens: Quantity) -
     return batch_size * (2.0 * model.active_params + attention_flops_per_token(model, context_tokens + 1))
 
 
-def decode_bytes(
-    model: Model, precision: Precision, batch_size: Quantity, context_tokens: Quantity, gpu_count: int = 1
-) -> Quantity:
-    """Weights read once for the whole batch + every sequence's KV cache of `context_tokens` tokens.
-
-    Over `gpu_count` tensor-parallel GPUs each copy of a replicated KV head is read by its
-    own GPU, so the group moves KV × `kv_replication` bytes.
-    """
-    return weight_bytes_read(model, precision, batch_size) + kv_cache_bytes(
-        model, precision, context_tokens, batch_size, gpu_count
-    )
-
-
 def mean_decode_flops(model: Model, batch_size: Quantity, context_tokens: int, steps: int) -> Quantity:
     """Mean of `decode_flops` over `steps` steps at contexts context, context + 1, ... (vectorised over batch)."""
     attended = mean_kv_token_layers(model, context_tokens + 1, steps)
@@ -128,7 +115,8 @@ def mean_decode_flops(model: Model, batch_size: Quantity, context_tokens: int, s
 def mean_decode_bytes(
     model: Model, precision: Precision, batch_size: Quantity, context_tokens: int, steps: int, gpu_count: int = 1
 ) -> Quantity:
-    """Mean of `decode_bytes` over `steps` steps at contexts context, context + 1, ... (vectorised over batch)."""
+    """Weights read once for the batch + every sequence's KV cache, averaged over `steps` steps at contexts
+    context, context + 1, ... (vectorised over batch); replicated KV heads count once per copy (`kv_replication`)."""
     per_token_layer = kv_bytes_per_token_per_layer(model, precision) * kv_replication(model, gpu_count)
     per_sequence = per_token_layer * mean_kv_token_layers(model, context_tokens, steps)
     return weight_bytes_read(model, precision, batch_size) + batch_size * per_sequence

@@ -48,6 +48,7 @@ from core.plan_capability import concurrency_grid, frontier_of, replica_of
 from core.plan_options import Frontier, Option
 from core.plan_search import Search, Searched, search
 from core.plan_spec import Plan
+from core.rate_search import TRICKLE
 from core.scenario import Scenario
 from core.units import S_PER_HOUR, TOKENS_PER_MILLION
 
@@ -156,7 +157,7 @@ def _fleet(scenario: Scenario, spec: Plan, candidate: Searched, mean_rate: float
         return found  # a problem found by the search: nothing to size
     replicas = peak_replicas(mean_rate * spec.peak_to_average, goodput, spec.min_replicas)
     # No traffic (or a floor of 0 replicas): the point is a trickle, where nothing waits.
-    per_replica = mean_rate * spec.peak_to_average / replicas if replicas and mean_rate else 1e-9 * goodput
+    per_replica = mean_rate * spec.peak_to_average / replicas if replicas and mean_rate else TRICKLE * goodput
     # The capacity is a root found to 1e-13 of the rate; the goodput met the targets, so it is steady.
     capacity = max(candidate.capacity_per_s, goodput * (1 + 1e-12))
     edge, at_peak = model.points((goodput, per_replica), capacity)

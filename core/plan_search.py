@@ -21,6 +21,7 @@ from core.open_loop import OpenLoopModel
 from core.plan_capability import FLEET_FIELDS, Capabilities, Capability, capabilities, without
 from core.plan_options import Option, Problem
 from core.plan_spec import Plan
+from core.rate_search import TRICKLE
 from core.scenario import Scenario
 
 
@@ -109,7 +110,7 @@ def _searched(spec: Plan, capability: Capability) -> Searched:
 
 def _lone_miss(spec: Plan, model: OpenLoopModel) -> str:
     """What a lone request misses at a trickle: the TTFT (its prefill) or, rarely, the mean TPOT."""
-    alone = model.point(1e-9 * model.slot_limit_upper_per_s())
+    alone = model.point(TRICKLE * model.slot_limit_upper_per_s())
     ttft = float(alone.ttft_quantile_field(spec.ttft_quantile))
     if ttft > spec.ttft_target_s:
         return (

@@ -72,11 +72,6 @@ def check_int(field: str, value: object, low: int, high: float = math.inf) -> in
     return number
 
 
-def check_optional_int(field: str, value: object, low: int, high: float = math.inf) -> None:
-    if value is not None:
-        check_int(field, value, low, high)
-
-
 def check_text(field: str, value: object, max_length: int = 200) -> str:
     """Non-empty printable text (no control or bidi-override characters) of at most `max_length`."""
     if (
