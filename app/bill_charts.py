@@ -129,11 +129,14 @@ def cheapest(est: Estimate, result: CapacityPlan | None) -> list[Cheapest]:
     return cheapest_ranges(bills, float(r[0]), float(r[-1]))
 
 
-def bill_vs_replies_per_day(est: Estimate, result: CapacityPlan | None = None) -> go.Figure:
+def bill_vs_replies_per_day(
+    est: Estimate, result: CapacityPlan | None = None, parts: list[Cheapest] | None = None
+) -> go.Figure:
     """The API bill (a straight line: linear in traffic) against the plan's cheapest fleet, log–log.
 
     The fleet is a staircase (whole replicas, autoscaled over the day); where it is the
-    cheaper of the two, the traffic range is shaded.
+    cheaper of the two, the traffic range is shaded. `parts`: `cheapest(est, result)` when the
+    caller has them already (the page says them in words too).
     """
     pricing = est.scenario.pricing
     r = replies_axis(pricing.replies_per_day)
@@ -161,7 +164,7 @@ def bill_vs_replies_per_day(est: Estimate, result: CapacityPlan | None = None) -
                 "hovertemplate": "self-hosted: $%{y:,.2f} a month<extra></extra>",
             }
         )
-        for part in cheapest(est, result):
+        for part in parts if parts is not None else cheapest(est, result):
             if part.option == "fleet":
                 marks.append({"type": "rect", "xref": "x", "yref": "paper", "x0": part.from_replies_per_day,
                               "x1": part.to_replies_per_day, "y0": 0, "y1": 1, "fillcolor": theme.CEILING,

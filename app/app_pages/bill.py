@@ -83,6 +83,7 @@ result = None
 if st.session_state.get(FLEET_OPEN):
     with st.spinner("Sizing the cheapest fleet…"):
         result, engine_note, _ = current_plan(scenario)  # the plan's own warnings show on its page
+parts = cached_cheapest(est, result) if result is not None else None  # the chart shades them, the words say them
 left, right = st.columns(2)
 left.subheader("The bill against reply length")
 left.plotly_chart(
@@ -93,7 +94,7 @@ left.plotly_chart(
 right.subheader("The bill against traffic")
 right.plotly_chart(
     config=PLOTLY_CONFIG,
-    figure_or_data=shared_figure(bill_charts.bill_vs_replies_per_day, est, result),
+    figure_or_data=shared_figure(bill_charts.bill_vs_replies_per_day, est, result, parts),
     key="bill_traffic_chart",
 )
 
@@ -121,9 +122,8 @@ else:
             ), strict=True):  # fmt: skip
                 column.metric(label, value, help=meaning)
             st.caption(plain(recommendation(result), 600))
-        parts = cached_cheapest(est, result)
         axis = bill_charts.replies_axis(pricing.replies_per_day)
-        words = cheapest_words(parts, {"API": "The API", "fleet": "renting the plan's fleet"}, axis[0], axis[-1])
+        words = cheapest_words(parts or [], {"API": "The API", "fleet": "renting the plan's fleet"}, axis[0], axis[-1])
         if words:
             st.markdown(plain(words[0].upper() + words[1:], 600))
         discount = f", GPUs {fmt.percent(result.spec.gpu_discount)} off on-demand" if result.spec.gpu_discount else ""
