@@ -29,7 +29,7 @@ accepts many rates at once and `goodput` searches a grid of rates a pass at a ti
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -48,6 +48,9 @@ from core.rate_search import last_passing_rate, root_below
 from core.replica import Replica
 
 PERCENTILES = (0.5, 0.9, 0.95, 0.99)
+# Goodput-search grids whose states a model keeps: 1 first pass, 15 second passes and 225 third
+# passes could be met; the first few searches' fill it (~45 KB a model at most).
+GRIDS_KEPT = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +85,7 @@ class OpenLoop:
 class _State:
     """The stationary state at K rates (arrays of length K): what an arriving request sees."""
 
-    seen: np.ndarray  # (K, c): P(admitted beside k = 0..c-1 others)
+    idle: np.ndarray  # P(admitted beside no other request)
     full: np.ndarray  # P(all c slots busy)
     slot_ratio: np.ndarray  # λ / μ(c): ≥ 1 means the slots cannot keep up
     slot_wait_s: np.ndarray  # mean wait for a slot
@@ -111,6 +114,9 @@ class OpenLoopModel:
     steps: RequestSteps
     n: np.ndarray  # k + 1
     fits: int  # the concurrency that fits (0: not even the weights)
+    # The states at the goodput search's grids, by the grid's rates: they do not depend on the targets,
+    # and the grids depend only on this setup, so a search at other targets finds most of them here.
+    _grids: dict[bytes, _State] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def build(cls, replica: Replica, lengths: RequestLengths) -> OpenLoopModel:
@@ -163,7 +169,7 @@ class OpenLoopModel:
         weights[:, -1] += self.n[-1] * beyond
         carry = steps.chunks * steps.mixed_s(prompts)
         return _State(
-            seen=admitted,
+            idle=admitted[:, 0],
             full=full,
             slot_ratio=slot_ratio,
             slot_wait_s=slot_wait,
@@ -175,12 +181,29 @@ class OpenLoopModel:
             others=admitted @ (self.n - 1),
         )
 
+    def _grid_state(self, rates: np.ndarray) -> _State:
+        """`_state(rates)`, kept for the next search: the rates are one of the goodput search's grids.
+
+        The grids depend on this setup alone (`rate_search.last_passing_rate` from its slots'
+        bound), so a search at new targets evaluates only the grids it has not met: after the
+        first, its first pass and usually its second are here. The state is (K,) arrays, about
+        1.4 KB a grid; at most GRIDS_KEPT are kept (the last pass's grids are the many). Two
+        threads may both compute a grid; the results are equal.
+        """
+        key = rates.tobytes()
+        state = self._grids.get(key)
+        if state is None:
+            state = self._state(rates)
+            if len(self._grids) < GRIDS_KEPT:
+                self._grids[key] = state
+        return state
+
     def _ttfts(self, rates: np.ndarray, state: _State, percentiles: tuple[float, ...]) -> tuple[Any, ...]:
         """TTFT at each of `percentiles`, its mean, and the mean wait, at each rate."""
         lengths, engine = self.lengths, self.replica.engine
         # Prompts wait for the iterations carrying earlier prompts (M/G/1 on those iterations).
         prefill_wait = kingman_wait_s(state.prefill_load, state.carry_s, 1.0, lengths.squared_variation)
-        busy = 1 - state.seen[:, 0]
+        busy = 1 - state.idle
         hold = 0.0
         if engine.prefill_batch_wait_iterations:
             window = engine.prefill_batch_wait_iterations
@@ -250,7 +273,7 @@ class OpenLoopModel:
 
     def meets(self, rates: np.ndarray, ttft_target_s: float, tpot_target_s: float, percentile: float) -> np.ndarray:
         """Whether TTFT at `percentile` and the mean TPOT meet their targets at each of `rates`."""
-        state = self._state(rates)
+        state = self._grid_state(rates)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             (ttft,), _, _ = self._ttfts(rates, state, (percentile,))
         return np.asarray(state.steady & (ttft <= ttft_target_s) & (state.tpot_s <= tpot_target_s))

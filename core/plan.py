@@ -35,16 +35,14 @@ ratio, floor or GPU discount, and `search(..., capable=...)` the capabilities fo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from core.arraymath import Quantity
 from core.billing import SECONDS_PER_DAY, reply_cost
-from core.closed_loop import closed_loop
 from core.daily_curve import DailyCurve, peak_replicas
 from core.lengths import RequestLengths
-from core.plan_capability import concurrency_grid, frontier_of, replica_of
 from core.plan_options import Frontier, Option
 from core.plan_search import Search, Searched, search
 from core.plan_spec import Plan
@@ -65,6 +63,8 @@ class CapacityPlan:
     api_cost_per_reply_usd: float
     api_monthly_usd: float
     options: tuple[Option, ...]
+    # The search it sized: each candidate's capability, whose frontier `frontier` builds once and keeps.
+    search: Search = field(compare=False, repr=False)
 
     @property
     def ranked(self) -> tuple[Option, ...]:
@@ -137,6 +137,7 @@ def plan(
         api_cost_per_reply_usd=per_reply,
         api_monthly_usd=per_reply * pricing.replies_per_day * pricing.days_per_month,
         options=_ranked(options),
+        search=searched,
     )
 
 
@@ -172,12 +173,17 @@ def _fleet(scenario: Scenario, spec: Plan, candidate: Searched, mean_rate: float
 
 
 def _billed(option: Option, spec: Plan) -> Option:
-    """The option's frontier in dollars as this plan bills a GPU-hour: the search draws it at on-demand prices."""
-    frontier = option.frontier
+    """The option with its frontier in dollars as this plan bills a GPU-hour (`_billed_frontier`)."""
+    frontier = _billed_frontier(option.frontier, spec)
+    return option if frontier is option.frontier else replace(option, frontier=frontier)
+
+
+def _billed_frontier(frontier: Frontier | None, spec: Plan) -> Frontier | None:
+    """A frontier in dollars as this plan bills a GPU-hour: the search draws it at on-demand prices."""
     if frontier is None or frontier.usd_per_million_output_tokens is None or not spec.gpu_discount:
-        return option
+        return frontier
     usd = tuple(x * (1 - spec.gpu_discount) for x in frontier.usd_per_million_output_tokens)
-    return replace(option, frontier=replace(frontier, usd_per_million_output_tokens=usd))
+    return replace(frontier, usd_per_million_output_tokens=usd)
 
 
 def _priced(scenario: Scenario, sized: Option, price: float) -> Option:
@@ -197,12 +203,18 @@ def _priced(scenario: Scenario, sized: Option, price: float) -> Option:
 def frontier(result: CapacityPlan, option: Option) -> Frontier | None:
     """An option's frontier, computed now when the plan was searched without them (`frontiers=False`).
 
-    The same closed loop over the same grid as the search draws: a page that shows a few
-    candidates' frontiers need not pay for every candidate's. None for a candidate that does
-    not fit (or cannot be split), which has no frontier either way.
+    The same closed loop over the same grid as the search draws, built once by the option's
+    capability (`Capability.frontier`) and kept there: a page that shows a few candidates'
+    frontiers need not pay for every candidate's, nor again at new targets or traffic. None
+    for a candidate that does not fit (or cannot be split), which has no frontier either way.
     """
     if option.frontier is not None or option.max_running_per_replica is None:
         return option.frontier
-    replica = replica_of(result.scenario, option.setup)
-    closed = closed_loop(replica, result.lengths, concurrency_grid(option.max_running_per_replica))
-    return frontier_of(option.setup, closed, result.spec.gpu_usd_per_hour(option.setup.gpu))
+    searched = result.search.candidates
+    # The same setup object, as the search handed it on (or an equal one, for an option rebuilt elsewhere).
+    capability = next((c.capability for c in searched if c.option.setup is option.setup), None) or next(
+        (c.capability for c in searched if c.option.setup == option.setup), None
+    )
+    if capability is None:
+        raise ValueError(f"option: {option.setup.gpu.name} × {option.setup.gpus_per_replica} is not in this plan")
+    return _billed_frontier(capability.frontier, result.spec)

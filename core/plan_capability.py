@@ -54,10 +54,12 @@ class Capability:
     alone_tokens_per_s: float = 0.0  # one request alone: 1 / its TPOT
     replica: Replica | None = None  # as the plan runs it: at most the cap in flight
     lengths: RequestLengths | None = None
+    grid_replica: Replica | None = None  # the frontier's closed loops run on (what fits; None: it does not)
     # (model, capacity) once built. Capabilities are shared by every session (a resource cache);
     # a plain slot set once rather than functools.cached_property, whose lock in Python 3.11 is one
     # for all instances and would make every session's build wait for any other's.
     _built: tuple[OpenLoopModel, float] | None = field(default=None, init=False, repr=False, compare=False)
+    _frontier: Frontier | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def open_loop(self) -> tuple[OpenLoopModel, float]:
@@ -74,6 +76,22 @@ class Capability:
             object.__setattr__(self, "_built", (model, model.capacity_per_s()))
         assert self._built is not None
         return self._built
+
+    @property
+    def frontier(self) -> Frontier | None:
+        """The closed loop over the concurrency grid, at the on-demand price; None if nothing fits.
+
+        The option's when evaluated with frontiers, else built on first use and kept: a page
+        draws a few candidates' frontiers, and a search at new targets draws the same ones.
+        """
+        if self.option.frontier is not None or self.grid_replica is None or self.lengths is None:
+            return self.option.frontier
+        if self._frontier is None:
+            cap = self.option.max_running_per_replica or 1
+            closed = closed_loop(self.grid_replica, self.lengths, concurrency_grid(cap))
+            setup = self.option.setup
+            object.__setattr__(self, "_frontier", frontier_of(setup, closed, setup.gpu.price_usd_per_hour))
+        return self._frontier
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,9 +170,10 @@ def _capability(scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: 
     found = Option(setup, None, "", fits, frontier, max_running_per_replica=cap)
     alone = float(closed.tokens_per_s_per_user[0])
     if setup.gpu.price_usd_per_hour is None:
-        return Capability(found, alone)  # nothing to rank it by: the open loop is not spent on it
+        # Nothing to rank it by: the open loop is not spent on it.
+        return Capability(found, alone, lengths=lengths, grid_replica=replica)
     most = cap if cap < scenario.engine.max_sequences else None
-    return Capability(found, alone, replica_of(scenario, setup, most), lengths)
+    return Capability(found, alone, replica_of(scenario, setup, most), lengths, replica)
 
 
 def fit_problem(replica: Replica, lengths: RequestLengths) -> str:

@@ -14,7 +14,7 @@ evaluation per candidate, not a search).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from core.lengths import RequestLengths
 from core.open_loop import OpenLoopModel
@@ -36,6 +36,7 @@ class Searched:
     option: Option
     model: OpenLoopModel | None = None  # the replica's open loop, built once, for the plan's points
     capacity_per_s: float = 0.0  # the largest rate with a steady state (sets the points' utilisation)
+    capability: Capability | None = field(default=None, compare=False, repr=False)  # its frontier, built once
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,23 +90,24 @@ def _searched(spec: Plan, capability: Capability) -> Searched:
     """One candidate against the targets: its problem, or its goodput."""
     found = capability.option
     if found.problem is not None:
-        return Searched(found)  # cannot split, does not fit: no target changes that
+        return Searched(found, capability=capability)  # cannot split, does not fit: no target changes that
     if capability.alone_tokens_per_s < spec.tokens_per_s_per_user:
         reason = (
             f"streams {capability.alone_tokens_per_s:.2f} tokens/s even alone, "
             f"below the {spec.tokens_per_s_per_user:g} asked"
         )
-        return Searched(replace(found, problem=Problem.TOO_SLOW, reason=reason))
+        return Searched(replace(found, problem=Problem.TOO_SLOW, reason=reason), capability=capability)
     if capability.replica is None:
         # Nothing to rank it by: its frontier stands, the open-loop sizing is not spent on it.
         gpu = found.setup.gpu.name
         reason = f"no rental price for {gpu}: give it one (as the scenario's GPU) to size and cost a fleet"
-        return Searched(replace(found, problem=Problem.NO_PRICE, reason=reason))
+        return Searched(replace(found, problem=Problem.NO_PRICE, reason=reason), capability=capability)
     model, capacity = capability.open_loop
     goodput = model.goodput_rate_per_s(spec.ttft_target_s, spec.tpot_target_s, spec.ttft_quantile)
     if goodput is None:
-        return Searched(replace(found, problem=Problem.MISSES_TTFT, reason=_lone_miss(spec, model)))
-    return Searched(replace(found, requests_per_s_per_replica=goodput), model, capacity)
+        reason = _lone_miss(spec, model)
+        return Searched(replace(found, problem=Problem.MISSES_TTFT, reason=reason), capability=capability)
+    return Searched(replace(found, requests_per_s_per_replica=goodput), model, capacity, capability)
 
 
 def _lone_miss(spec: Plan, model: OpenLoopModel) -> str:

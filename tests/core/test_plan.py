@@ -16,11 +16,12 @@ from core.daily_curve import DailyCurve
 from core.efficiency import efficiency_base
 from core.engine import VLLM
 from core.lengths import RequestLengths
-from core.open_loop import open_loop
+from core.open_loop import OpenLoopModel, open_loop
+from core.open_loop_model import GRIDS_KEPT
 from core.plan import CapacityPlan, frontier, monthly_usd_at, plan
 from core.plan_capability import _capability, capabilities, concurrency_grid
 from core.plan_options import Problem
-from core.plan_search import _searched, search
+from core.plan_search import Search, _searched, search
 from core.plan_spec import Plan
 from core.replica import Replica
 from core.scenario import Scenario
@@ -347,7 +348,8 @@ def test_one_set_of_capabilities_serves_any_targets() -> None:
     afresh = search(scenario(), tight, lengths, frontiers=False)
     assert [c.option for c in reused.candidates] == [c.option for c in afresh.candidates]
     assert [c.capacity_per_s for c in reused.candidates] == [c.capacity_per_s for c in afresh.candidates]
-    loose = search(scenario(), SMALL, lengths, capable=capable)
+    loose = search(scenario(), SMALL, lengths, capable=capable)  # its grids' states partly kept from `tight`'s
+    assert _outcomes(loose) == _outcomes(search(scenario(), SMALL, lengths, frontiers=False))
     goodputs = [(a.option.requests_per_s_per_replica, b.option.requests_per_s_per_replica)
                 for a, b in zip(reused.candidates, loose.candidates, strict=True)]  # fmt: skip
     assert all(t is None or (d is not None and t <= d) for t, d in goodputs)  # tighter never takes more
@@ -388,3 +390,52 @@ def test_no_stage_reads_what_its_cache_key_resets() -> None:
         assert _searched(SMALL, one).option == _searched(replace(odd, **{
             f: getattr(SMALL, f) for f in ("ttft_target_s", "ttft_percentile", "tokens_per_s_per_user")
         }), one).option  # fmt: skip
+
+
+def _outcomes(searched: Search) -> list[tuple[object, float]]:
+    """Each candidate's option (problem, goodput, …) and capacity: what a search found, its open loops aside."""
+    return [(c.option, c.capacity_per_s) for c in searched.candidates]
+
+
+def test_a_search_at_targets_met_before_evaluates_no_state_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The goodput search's grids depend on the setup alone, so their states are kept with the open loop
+    # (`OpenLoopModel._grid_state`): searching the same targets again from the same capabilities computes
+    # no state, a search at new targets computes fewer than afresh, and both equal a fresh search.
+    lengths = RequestLengths(1000, 500)
+    capable = capabilities(scenario(), SMALL, lengths, frontiers=False)
+    computed: list[int] = []
+    real = OpenLoopModel._state
+
+    def counted(self: OpenLoopModel, rates: np.ndarray):  # type: ignore[no-untyped-def]
+        computed.append(len(rates))
+        return real(self, rates)
+
+    monkeypatch.setattr(OpenLoopModel, "_state", counted)
+    first = search(scenario(), SMALL, lengths, capable=capable)
+    fresh_grids = len(computed)
+    assert fresh_grids > 0
+    again = search(scenario(), SMALL, lengths, capable=capable)
+    assert len(computed) == fresh_grids and _outcomes(again) == _outcomes(first)
+    tighter = replace(SMALL, ttft_target_s=0.8, tokens_per_s_per_user=33.0)
+    reused = search(scenario(), tighter, lengths, capable=capable)
+    assert 0 < len(computed) - fresh_grids < fresh_grids  # the first passes are kept: only later ones run
+    monkeypatch.setattr(OpenLoopModel, "_state", real)
+    assert _outcomes(reused) == _outcomes(search(scenario(), tighter, lengths, frontiers=False))
+    kept = [len(c.model._grids) for c in reused.candidates if c.model is not None]
+    assert kept and max(kept) <= GRIDS_KEPT
+
+
+def test_a_frontier_drawn_on_demand_is_built_once_for_every_plan_from_the_same_capabilities() -> None:
+    # A page draws a few candidates' frontiers; at new targets or traffic it draws the same ones again.
+    # The capability keeps what it built: the same object, equal to the closed loop computed afresh.
+    lengths = RequestLengths(1000, 500)
+    capable = capabilities(scenario(), SMALL, lengths, frontiers=False)
+    one = plan(scenario(), SMALL, lengths, searched=search(scenario(), SMALL, lengths, capable=capable))
+    tighter = replace(SMALL, ttft_target_s=0.8)
+    other = plan(scenario(), tighter, lengths, searched=search(scenario(), tighter, lengths, capable=capable))
+    option = next(o for o in one.options if o.max_running_per_replica is not None)
+    same = next(o for o in other.options if o.setup == option.setup)
+    drawn = frontier(one, option)
+    assert drawn is not None and frontier(other, same) is drawn
+    with_frontiers = plan(scenario(), SMALL, lengths)
+    assert drawn == next(o for o in with_frontiers.options if o.setup == option.setup).frontier
