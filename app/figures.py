@@ -9,7 +9,10 @@ JSON small (the app's budget is 100 KB).
 
 Each figure is built from plain dicts in one `go.Figure(...)` call: plotly validates
 every `add_trace`/`update_*` call separately, and building in one go is several times
-faster (it keeps a page's rerun inside its 50 ms budget).
+faster (it keeps a page's rerun inside its 50 ms budget). Outside the tests it is not
+validated at all (`VALIDATE`): checking every property of a 16-line chart costs the server
+~15-35 ms per figure on each rerun that draws a new one, for dicts only this module's
+builders write, and the tests build every figure validated (tests/app/conftest.py).
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 MAX_POINTS = 500
+# Validate each figure's properties as plotly builds it: the tests turn it on; the server skips it
+# (plotly's `_validate`; the JSON sent is the same, tests/app/test_charts.py).
+VALIDATE = False
 CLEAR = "rgba(0,0,0,0)"
 # "normal" keeps a stacked area's legend in the order it is drawn (plotly reverses stacks).
 LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "traceorder": "normal"}
@@ -43,7 +49,8 @@ def thin(*arrays: Numbers, max_points: int = MAX_POINTS) -> tuple[np.ndarray, ..
 def figure(traces: list[Trace], height: int, **layout: Any) -> go.Figure:
     """One Figure from plain dicts; `layout` overrides the shared defaults."""
     base = {"height": height, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "legend": LEGEND}
-    return go.Figure({"data": traces, "layout": {**base, "paper_bgcolor": CLEAR, "plot_bgcolor": CLEAR, **layout}})
+    spec = {"data": traces, "layout": {**base, "paper_bgcolor": CLEAR, "plot_bgcolor": CLEAR, **layout}}
+    return go.Figure(spec, _validate=VALIDATE)
 
 
 def axis(title: str, **extra: Any) -> dict[str, Any]:

@@ -8,7 +8,15 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from app import figures
+
 ENTRY = "../../streamlit_app.py"  # AppTest resolves it relative to the test file
+
+
+@pytest.fixture(autouse=True)
+def validated_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every figure a test builds, directly or through a page, is checked property by property (the server skips it)."""
+    monkeypatch.setattr(figures, "VALIDATE", True)
 
 
 @pytest.fixture

@@ -245,3 +245,24 @@ def test_thin_keeps_endpoints_and_the_budget(n, budget):
     assert len(kept) <= max(budget, 0) or n <= budget
     assert kept[0] == 0 and kept[-1] == n - 1
     assert np.all(np.diff(kept) > 0)
+
+
+def test_the_server_skips_validation_and_sends_the_same_figure(run, monkeypatch):
+    """The server builds figures unvalidated (figures.VALIDATE, ~15-35 ms each): the JSON it sends must not change.
+
+    The lesson's roofline (lines, markers, hover templates, eight annotations, log axes),
+    built both ways, gives equal parsed JSON. And the tests' validation is real: an unknown
+    property is refused only when validating.
+    """
+    import json
+
+    import plotly.io as pio
+
+    validated = _lesson_roofline(run)
+    monkeypatch.setattr(figures, "VALIDATE", False)
+    unvalidated = _lesson_roofline(run)
+    assert json.loads(pio.to_json(unvalidated, validate=False)) == json.loads(pio.to_json(validated, validate=False))
+    figures.figure([{"type": "scatter", "x": [1], "colour": "red"}], 200)  # a typo, not caught on the server
+    monkeypatch.setattr(figures, "VALIDATE", True)
+    with pytest.raises(ValueError, match="colour"):
+        figures.figure([{"type": "scatter", "x": [1], "colour": "red"}], 200)
