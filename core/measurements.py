@@ -9,7 +9,9 @@ static batch and lengths, one metric and its value, the publication date and the
 Three files, split by source (never by row) before any error was computed:
 `measurements_fit.csv` (the engines' costs are fitted on these), `measurements_validation.csv`
 (never fitted; used to choose the model's structure and to size the likely ranges) and
-`measurements_test.csv` (looked at once, at the end). A row's engine selects the profile
+`measurements_test.csv` (looked at once, at the end). A fourth, `measurements_fresh.csv`, was
+gathered from ten new sources after the test set had been looked at, and judged once with the
+model unchanged (2026-12-01). A row's engine selects the profile
 that predicts it (`PROFILE_OF`); engines without a profile of their own run on `typical`.
 """
 
@@ -26,7 +28,13 @@ from core.scenario import Scenario
 from core.specs import CUSTOM_ID, GPU, Model, Precision, Workload
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
 
-SETS = ("fit", "validation", "test")
+SETS = ("fit", "validation", "test", "fresh")
+COLUMNS = tuple(
+    "source_id model model_id params_b active_params_b layers hidden query_heads kv_heads head_dim experts "
+    "experts_per_token kv_latent_dim kv_latent_rope_dim weight_format weight_bits kv_bits compute_bits gpu "
+    "bandwidth_gb_s tflops_16 tflops_8 tflops_4 memory_gb interconnect_gb_s n_gpus engine engine_version harness "
+    "batch prompt_tokens output_tokens metric value published source notes".split()
+)  # data/README.md's "Columns"
 METRICS = ("tpot_ms", "ttft_ms", "output_tokens_per_s", "decode_tokens_per_s")
 # The published engine → the profile that predicts it. Engines not listed run on `typical`
 # (LMDeploy, gpt-fast, torchao, ExLlamaV2, MLC, TinyChat, AutoAWQ, FasterTransformer, TGI).
@@ -169,14 +177,26 @@ def measurement(row: dict[str, str]) -> Measurement:
 
 @cache
 def load(name: str) -> tuple[Measurement, ...]:
-    """Every row of `measurements_<name>.csv` (name: fit, validation or test), loaded once."""
+    """Every row of `measurements_<name>.csv` (name: one of SETS), loaded once."""
     if name not in SETS:
         raise ValueError(f"set must be one of {', '.join(SETS)}, got {name!r}")
     text = resources.files("core").joinpath("data", f"measurements_{name}.csv").read_text(encoding="utf-8")
+    return read_measurements(text, f"measurements_{name}.csv")
+
+
+def read_measurements(text: str, name: str) -> tuple[Measurement, ...]:
+    """Every row of a CSV in this schema; ValueError naming the file `name`, the line and its problem."""
+    reader = csv.DictReader(text.splitlines())
+    missing = [column for column in COLUMNS if column not in (reader.fieldnames or ())]
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise ValueError(f"{name} lacks the columns {', '.join(missing[:3])}{more} (core/data/README.md)")
     rows = []
-    for number, row in enumerate(csv.DictReader(text.splitlines()), start=2):
+    for number, row in enumerate(reader, start=2):
         try:
             rows.append(measurement(row))
-        except ValueError as error:
-            raise ValueError(f"measurements_{name}.csv line {number}: {error}") from None
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{name} line {number}: {error}") from None
+    if not rows:
+        raise ValueError(f"{name} has no rows")
     return tuple(rows)

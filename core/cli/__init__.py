@@ -61,8 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--set",
         dest="sets",
         action="append",
-        choices=("fit", "validation", "test"),
-        help="print only this set (repeatable; default: all three)",
+        choices=("fit", "validation", "test", "fresh"),
+        help="print only this set (repeatable; default: all four)",
     )
     calibrate.add_argument(
         "--load", action="store_true", help="the load model against measured servers, per held-out split"
@@ -73,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the load model (shipped profiles) against your own measured servers: a CSV in the schema of "
         "core/data/serving_llama-3.1-70b.csv (model, weights, gpu, tp, engine, isl, osl, concurrency, ttft_ms, "
         "tpot_ms); implies --load",
+    )
+    calibrate.add_argument(
+        "--measurements-file",
+        metavar="CSV",
+        help="the model (shipped profiles) against your own published or measured single requests and static "
+        "batches: a CSV with the columns of core/data/measurements_test.csv (core/data/README.md)",
     )
     prices = sub.add_parser("prices", help="list API models' prices per million tokens (SEARCH by provider or name)")
     prices.set_defaults(subparser=prices)
@@ -119,6 +125,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             text = file_calibration_text(args.serving_file)
         except ValueError as error:
             args.subparser.error(f"argument --serving-file: {str(error)[:160]}")
+        sys.stdout.write(text)
+    elif args.command == "calibrate" and args.measurements_file is not None:
+        from core.cli.calibration_report import file_text
+
+        try:
+            text = file_text(args.measurements_file)
+        except ValueError as error:
+            args.subparser.error(f"argument --measurements-file: {str(error)[:160]}")
         sys.stdout.write(text)
     elif args.command == "calibrate" and args.load:
         from core.cli.load_report import load_calibration_text

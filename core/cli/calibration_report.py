@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.units import S_PER_MS, S_PER_US
@@ -28,6 +29,7 @@ TITLES = {
     "fit": "fit set (the engines' costs are fitted on these)",
     "validation": "validation set (never fitted; used to choose the structure and to size the likely ranges)",
     "test": "test set (looked at once, after the structure and the costs were frozen)",
+    "fresh": "fresh set (ten new sources gathered after the test set was seen; judged once, the model unchanged)",
 }
 
 
@@ -71,11 +73,48 @@ def coverage_lines(rows: Sequence[Measurement]) -> list[str]:
     return [f"  measurements inside their likely range: {shares}"]
 
 
-def calibration_text(fit: bool = False, sets: tuple[str, ...] = ()) -> str:
-    """Every row of the named sets (all three by default), the slices, and with `fit` the refit."""
+def set_lines(title: str, rows: Sequence[Measurement]) -> list[str]:
+    """One set of measurements: every row, estimated on the shipped profiles, then its slices and ranges."""
     from core.calibration import median_absolute_error_pct, percentage_error, predict
+    from core.engine_fit import ideal_profiles
+
+    lines = ["", f"{title}: {len(rows)} measurements, {len({m.source_id for m in rows})} sources", ""]
+    lines.append(f"  {'source':<27}{'measurement':<68}{'metric':<20}{'measured':>11}{'estimated':>11}{'error':>8}")
+    errors = []
+    for m in rows:
+        estimated = predict(m)
+        errors.append(percentage_error(estimated, m.value))
+        lines.append(
+            f"  {m.source_id[:26]:<27}{m.label[:67]:<68}{m.metric:<20}{m.value:>11,.2f}{estimated:>11,.2f}"
+            f"{errors[-1]:>+7.1f}%"
+        )
+    lines += ["", *slices_lines(rows, errors), *coverage_lines(rows)]
+    pure = median_absolute_error_pct(rows, ideal_profiles())
+    lines.append(f"  a pure roofline (ideal efficiency, no fixed costs) is off by {pure:.1f}% (median)")
+    return lines
+
+
+def file_text(path: str) -> str:
+    """The shipped profiles judged on a file of published measurements (`--measurements-file`): nothing is fitted."""
+    from core.measurements import read_measurements
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} cannot be read ({type(error).__name__})") from None
+    rows = read_measurements(text, path)
+    header = [
+        f"The model against {path}, each row on its engine's profile (engines without one run on `typical`).",
+        "Error = (estimated - measured) / measured. Nothing is fitted on this file.",
+    ]
+    return "\n".join(header + set_lines("This file", rows)) + "\n"
+
+
+def calibration_text(fit: bool = False, sets: tuple[str, ...] = ()) -> str:
+    """Every row of the named sets (all four by default), the slices, and with `fit` the refit."""
+    from core.calibration import median_absolute_error_pct
     from core.engine import ENGINES
-    from core.engine_fit import fit_profiles, ideal_profiles
+    from core.engine_fit import fit_profiles
     from core.measurements import SETS, load
 
     lines = [
@@ -89,20 +128,7 @@ def calibration_text(fit: bool = False, sets: tuple[str, ...] = ()) -> str:
         *spreads_lines(),
     ]
     for name in sets or SETS:
-        rows = list(load(name))
-        lines += ["", f"{TITLES[name]}: {len(rows)} measurements, {len({m.source_id for m in rows})} sources", ""]
-        lines.append(f"  {'source':<27}{'measurement':<68}{'metric':<20}{'measured':>11}{'estimated':>11}{'error':>8}")
-        errors = []
-        for m in rows:
-            estimated = predict(m)
-            errors.append(percentage_error(estimated, m.value))
-            lines.append(
-                f"  {m.source_id[:26]:<27}{m.label[:67]:<68}{m.metric:<20}{m.value:>11,.2f}{estimated:>11,.2f}"
-                f"{errors[-1]:>+7.1f}%"
-            )
-        lines += ["", *slices_lines(rows, errors), *coverage_lines(rows)]
-        pure = median_absolute_error_pct(rows, ideal_profiles())
-        lines.append(f"  a pure roofline (ideal efficiency, no fixed costs) is off by {pure:.1f}% (median)")
+        lines += set_lines(TITLES[name], load(name))
     if fit:
         fitted = fit_profiles(list(load("fit")))
         same = all(fitted[k] == ENGINES[k] for k in ENGINES)

@@ -17,12 +17,13 @@ def sets():
 
 
 def test_the_sets_and_their_sources(sets):
-    assert {name: len(rows) for name, rows in sets.items()} == {"fit": 246, "validation": 149, "test": 97}
+    assert {name: len(rows) for name, rows in sets.items()} == {"fit": 246, "validation": 149, "test": 97, "fresh": 72}
     sources = {name: {m.source_id for m in rows} for name, rows in sets.items()}
-    assert {name: len(ids) for name, ids in sources.items()} == {"fit": 30, "validation": 16, "test": 8}
+    assert {name: len(ids) for name, ids in sources.items()} == {"fit": 30, "validation": 16, "test": 8, "fresh": 10}
     # Split by source: no source has rows in two sets.
-    assert not (sources["fit"] & sources["validation"] or sources["fit"] & sources["test"])
-    assert not sources["validation"] & sources["test"]
+    for i, one in enumerate(SETS):
+        for other in SETS[i + 1 :]:
+            assert not sources[one] & sources[other], (one, other)
     for rows in sets.values():
         for m in rows:
             assert len(m.source) > 20 and m.value > 0 and m.published
@@ -63,6 +64,15 @@ PINNED = {
     ("test", "engine", "sglang"): 26.8,
     ("test", "engine", "typical"): 26.3,
     ("test", "engine", "vllm"): 54.6,
+    # The fresh set: ten sources gathered after the test set had been seen, judged once on
+    # 2026-12-01 with the model as it was (19.0 % overall; still above the issue's 12 %).
+    ("fresh", "all", "all"): 19.0,
+    ("fresh", "batch", "batch 1"): 21.6,
+    ("fresh", "batch", "batch > 1"): 15.6,
+    ("fresh", "moe", "MoE"): 22.7,
+    ("fresh", "bits", "weights < 8 bits"): 21.4,
+    ("fresh", "metric", "tpot_ms"): 7.0,
+    ("fresh", "metric", "ttft_ms"): 25.9,
 }
 # The likely ranges' coverage (share of rows inside their range), pinned from below.
 PINNED_COVERAGE = {
@@ -71,6 +81,7 @@ PINNED_COVERAGE = {
     ("test", "batch 1"): 0.84,
     ("test", "batch > 1"): 0.99,
     ("test", "MoE"): 0.77,
+    ("fresh", "all"): 0.75,
 }
 
 

@@ -339,6 +339,44 @@ def test_a_bad_serving_file_exits_2_naming_the_option_and_the_line(capsys, tmp_p
     assert code == 2 and "cannot be read (FileNotFoundError)" in err
 
 
+def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
+    # --measurements-file: the shipped profiles judged on any file in the measurements' schema. The
+    # bundled test set through it prints what `--set test` prints for it: 97 rows, 27.8 % overall.
+    bundled = resources.files("core").joinpath("data", "measurements_test.csv").read_text(encoding="utf-8")
+    mine = tmp_path / "mine.csv"
+    mine.write_text(bundled, encoding="utf-8")
+    code, out, _ = run_cli(capsys, "calibrate", "--measurements-file", str(mine))
+    assert code == 0 and "This file: 97 measurements, 8 sources" in out and "Nothing is fitted on this file" in out
+    assert "  all     all                       97        8           27.8%" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        # 37 columns, 2 given: 35 missing, 3 named and 32 more.
+        ("model,metric\nfoo,tpot_ms\n", "lacks the columns source_id, model_id, params_b and 32 more"),
+        (
+            lambda rows: (
+                rows[0] + "\n" + rows[1].replace(",tpot_ms,", ",speed,").replace(",output_tokens_per_s,", ",speed,")
+            ),
+            "line 2: unknown metric 'speed'",
+        ),
+        (lambda rows: rows[0] + "\n", "has no rows"),
+        (b"\xff\xfe", "cannot be read (UnicodeDecodeError)"),
+    ],
+)
+def test_a_bad_measurements_file_exits_2_naming_the_option(capsys, tmp_path, text, says):
+    rows = resources.files("core").joinpath("data", "measurements_test.csv").read_text(encoding="utf-8").splitlines()
+    bad = tmp_path / "bad.csv"
+    if isinstance(text, bytes):
+        bad.write_bytes(text)
+    else:
+        bad.write_text(text(rows) if callable(text) else text, encoding="utf-8")
+    code, out, err = run_cli(capsys, "calibrate", "--measurements-file", str(bad))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--measurements-file" in err and says in err
+
+
 # --- any argument list: exit 0, or exit 2 with one short line; never an exception ------------------
 
 
