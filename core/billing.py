@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from core.api_prices import ApiModel, applicable_tier, lookup
 from core.arraymath import Quantity
+from core.lengths import RequestLengths
 from core.specs import Pricing
 from core.units import S_PER_HOUR, TOKENS_PER_MILLION
 
@@ -96,6 +97,31 @@ def reply_cost(
         request_usd=request_usd,
         tier_above_prompt_tokens=tier_above,
     )
+
+
+PROMPT_BINS = 64  # equal-probability bins of a varied prompt, each priced at its midpoint
+
+
+def mean_reply_cost_usd(pricing: Pricing, lengths: RequestLengths, cached_tokens: int, cache_write_tokens: int) -> float:
+    """The mean API bill of a reply under load: prompts and replies varied as `lengths` say.
+
+    Tokens are billed linearly, so flat prices take the mean lengths. A catalogue model with
+    long-prompt tiers bills each request by its own prompt: the mean over 64 equal-probability
+    prompt lengths (each rounded to a whole token), so a threshold inside the range is paid by
+    the share of prompts above it. Cached and cache-write tokens come off the prompt first
+    (never more than it). Example: flat $1 / $2 per million, 900 ± 100 prompt tokens, 500 ± 50
+    out → 900 × 1e-6 + 500 × 2e-6 = $0.0019.
+    """
+    prompt, output = lengths.mean_prompt_tokens, lengths.mean_output_tokens
+    cached = min(cached_tokens, lengths.prompt_tokens_quantile(0))
+    writes = min(cache_write_tokens, lengths.prompt_tokens_quantile(0) - cached)
+    entry = catalogue_entry(pricing)
+    if entry is None or not entry.tiers:
+        return reply_cost(pricing, prompt, output, cached, writes).total_usd
+    if lengths.low_fraction == 1:
+        return reply_cost(pricing, lengths.prompt_tokens, output, cached, writes).total_usd
+    bins = [round(lengths.prompt_tokens_quantile((i + 0.5) / PROMPT_BINS)) for i in range(PROMPT_BINS)]
+    return sum(reply_cost(pricing, p, output, cached, writes).total_usd for p in bins) / PROMPT_BINS
 
 
 def monthly_cost_usd(cost_per_reply_usd: Quantity, replies_per_day: Quantity, days_per_month: Quantity) -> Quantity:

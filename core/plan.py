@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from core.arraymath import Quantity
-from core.billing import SECONDS_PER_DAY, reply_cost
+from core.billing import SECONDS_PER_DAY, mean_reply_cost_usd
 from core.daily_curve import DailyCurve, peak_replicas
 from core.lengths import RequestLengths
 from core.plan_options import Frontier, Option
@@ -125,8 +125,7 @@ def plan(
     elif not searched.serves(scenario, spec, lengths):
         raise ValueError("searched: that search was for another model, lengths, targets or candidates")
     mean_rate = pricing.replies_per_day / SECONDS_PER_DAY
-    cached = min(workload.cached_prompt_tokens, lengths.mean_prompt_tokens)
-    per_reply = reply_cost(pricing, lengths.mean_prompt_tokens, lengths.mean_output_tokens, cached).total_usd
+    per_reply = mean_reply_cost_usd(pricing, lengths, workload.cached_prompt_tokens, workload.cache_write_tokens)
     options = [_billed(_fleet(scenario, spec, candidate, mean_rate), spec) for candidate in searched.candidates]
     return CapacityPlan(
         scenario=scenario,

@@ -7,10 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from core.billing import catalogue_entry, reply_cost
+from core.billing import catalogue_entry, mean_reply_cost_usd, reply_cost
 from core.cli import main
 from core.estimate import estimate
 from core.flat import read_flat
+from core.lengths import RequestLengths
+from core.plan import plan
+from core.plan_spec import Plan
 from core.scenario import Scenario
 
 
@@ -126,3 +129,36 @@ def test_a_reply_length_sweep_keeps_one_tier() -> None:
     flat = scenario(api="openai/gpt-4.1-mini").pricing
     assert np.allclose(reply_cost(flat, np.array([100.0, 1000.0]), 0).total_usd, [4e-5, 4e-4], rtol=1e-12)
     assert replace(flat, output_usd_per_million_tokens=2.0).api_model == "openai/gpt-4.1-mini"
+
+
+def test_a_varied_prompt_pays_the_tier_for_the_share_above_its_threshold() -> None:
+    # Under load prompts vary (uniform on 80-100 % of nominal): a tiered API bills each request by its
+    # own prompt. claude-haiku-5-5: $0.10 in / $0.50 out, the whole request at $0.50 / $2.50 above 100,000.
+    # Prompts 90,000-112,500 (nominal 112,500 at 80 %), replies 400-500 (mean 450). Of 64 equal-probability
+    # bins, those with midpoint above 100,000: (i + 0.5) / 64 > 10,000 / 22,500 → i ≥ 28, 36 of 64.
+    # Below: 28/64 of prompts, mean ≈ 90,000 + 0.4375 × 22,500 / 2 = 94,921.9 tokens;
+    # above: 36/64, mean ≈ 90,000 + (0.4375 + 0.5625 / 2) × 22,500 = 106,171.9 tokens.
+    # 0.4375 × (94,921.9 × 0.1e-6 + 450 × 0.5e-6) + 0.5625 × (106,171.9 × 0.5e-6 + 450 × 2.5e-6)
+    # = 0.4375 × $0.0097172 + 0.5625 × $0.0542109 = $0.0042513 + $0.0304936 = $0.034745.
+    pricing = scenario(api="anthropic/claude-haiku-5-5").pricing
+    lengths = RequestLengths(112_500, 500, 0.8)
+    assert mean_reply_cost_usd(pricing, lengths, 0, 0) == pytest.approx(0.034745, rel=1e-4)
+    # Every prompt below the threshold: the mean lengths at the base rates (the flat rule, exactly).
+    short = RequestLengths(1_000, 500, 0.8)  # 800-1,000 in, 400-500 out: 900 × 0.1e-6 + 450 × 0.5e-6
+    assert mean_reply_cost_usd(pricing, short, 0, 0) == pytest.approx(900 * 0.1e-6 + 450 * 0.5e-6, rel=1e-9)
+
+
+def test_the_plans_api_bill_is_estimates_cache_writes_included() -> None:
+    # 1,000 prompt tokens, 50 read from the cache and 100 written to it, 500 out, at claude-haiku-5-5's
+    # $0.10 in / $0.01 cached / $0.125 write / $0.50 out: 850 × 0.1e-6 + 50 × 0.01e-6 + 100 × 0.125e-6
+    # + 500 × 0.5e-6 = $0.0000850 + $0.0000005 + $0.0000125 + $0.000250 = $0.000348 a reply.
+    s = scenario(api="anthropic/claude-haiku-5-5", model="llama-3.1-70b", gpu="h100-sxm", prompt="1000",
+                 out="500", cached="50", cwrite="100")  # fmt: skip
+    result = plan(s, Plan(gpu_ids=("h100-sxm",), tensor_parallel=(1,), weight_bits=(8,)))
+    assert result.api_cost_per_reply_usd == pytest.approx(0.000348, rel=1e-9)
+    assert result.api_cost_per_reply_usd == pytest.approx(estimate(s).cost_per_reply_usd, rel=1e-12)
+    # Varied lengths on a tiered API plan without a word (it raised "price one prompt length at a time").
+    varied = plan(
+        s, Plan(gpu_ids=("h100-sxm",), tensor_parallel=(1,), weight_bits=(8,)), RequestLengths(1000, 500, 0.8)
+    )
+    assert varied.api_cost_per_reply_usd == pytest.approx(0.000348 * 0.9, rel=0.02)
