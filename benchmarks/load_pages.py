@@ -39,6 +39,7 @@ fmt = _load_formatting()
 # A model with a KV cache, so that the reply length moves every headline below (the lesson's
 # toy model has none: its batch ceiling and per-token time do not depend on the reply).
 LLAMA_70B = "model=llama-3.1-70b&gpu=h100-sxm&gpus=2&wbits=8"
+PLAN_LINK = f"{LLAMA_70B}&replies=2000000&prompt=1000"  # the Capacity plan tests' scenario (500 out: the default)
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class PagePlan:
     values: tuple[int, int]  # new values are drawn from this range (inclusive)
     headline_label: str  # a metric checked after every run
     headline: Callable[[Scenario], str]  # that metric's text for a scenario
+    scenario_input: bool = True  # the input is a scenario field (False: a page input the headline ignores)
 
 
 def _largest_batch(scenario: Scenario) -> str:
@@ -75,6 +77,21 @@ PAGES: dict[str, PagePlan] = {
         "Monthly bill", "bill", LLAMA_70B, "Output tokens", "out", (50, 4000),
         "Monthly bill", lambda s: fmt.usd(estimate(s).monthly_cost_usd),
     ),
+    # The Capacity plan, three ways: a new number of replies a day re-prices the cached search, a new
+    # tokens/s target searches the rates again, a new reply length runs every stage anew. Its "The API"
+    # metric is estimate's bill (fixed lengths, the same replies): checkable without running a plan.
+    "plan": PagePlan(
+        "Capacity plan", "plan", PLAN_LINK, "Replies per day", "replies", (100_000, 5_000_000),
+        "The API", lambda s: fmt.usd(estimate(s).monthly_cost_usd),
+    ),
+    "plan-target": PagePlan(
+        "Capacity plan", "plan", PLAN_LINK, "Tokens/s per user", "tps", (10, 60),
+        "The API", lambda s: fmt.usd(estimate(s).monthly_cost_usd), scenario_input=False,
+    ),
+    "plan-scenario": PagePlan(
+        "Capacity plan", "plan", PLAN_LINK, "Output tokens", "out", (50, 4000),
+        "The API", lambda s: fmt.usd(estimate(s).monthly_cost_usd),
+    ),
 }  # fmt: skip
 
 
@@ -94,7 +111,9 @@ def with_value(scenario: Scenario, key: str, value: float) -> Scenario:
 
 def expected_headline(plan: PagePlan, scenario: Scenario, value: float | None = None) -> str:
     """The headline's text for the page's scenario, after the input took `value` (None: unchanged)."""
-    return plan.headline(scenario if value is None else with_value(scenario, plan.input_key, value))
+    if value is not None and plan.scenario_input:
+        scenario = with_value(scenario, plan.input_key, value)
+    return plan.headline(scenario)
 
 
 def headline_problem(plan: PagePlan, run: Run, expected: str) -> str | None:

@@ -323,4 +323,6 @@ class Session:
             elif kind == "script_finished":
                 self.cache.script_finished()
                 run.status = FINISHED.get(msg.script_finished, str(msg.script_finished))
+                if run.status == "FINISHED_EARLY_FOR_RERUN":
+                    continue  # st.rerun() (the app cleaning a link): the server runs again at once, as a tab sees
                 return

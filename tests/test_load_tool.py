@@ -76,7 +76,7 @@ OVERVIEW, ROOFLINE = load_pages.PAGES["overview"], load_pages.PAGES["roofline"]
 def test_every_page_row_names_its_input_and_headline() -> None:
     lesson = Scenario.lesson()
     for name, plan in load_pages.PAGES.items():
-        assert plan.input_key in lesson.to_flat(), name
+        assert (plan.input_key in lesson.to_flat()) == plan.scenario_input, name  # else a page input (tps)
         low, high = plan.values
         assert 1 <= low < high, name
         assert plan.headline(load_pages.scenario_of(plan.query)), name
@@ -158,6 +158,40 @@ def test_a_later_element_at_the_same_path_replaces_the_earlier() -> None:
     first = _element_msg("metric", [0, 1], label="Total latency", body="1.00 s")
     second = _element_msg("metric", [0, 1], label="Total latency", body="2.00 s")
     assert _run(first, second).metric_values("Total latency") == ["2.00 s"]
+
+
+def test_a_run_the_app_restarts_is_followed_to_its_end() -> None:
+    # A first load whose link the app cleans ends FINISHED_EARLY_FOR_RERUN and the server runs the
+    # page again at once, as a browser tab sees it: the run is the second one's elements and status.
+    import asyncio
+
+    finished_early, finished = ForwardMsg(), ForwardMsg()
+    finished_early.script_finished = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
+    finished.script_finished = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
+    metric = _element_msg("metric", [0, 3], label="The API", body="$75,000")
+    frames = [m.SerializeToString() for m in (finished_early, metric, finished)]
+
+    class Socket:
+        async def send(self, _: bytes) -> None:
+            return None
+
+        async def recv(self) -> bytes:
+            return frames.pop(0)
+
+    session = st_protocol.Session("http://h:1", "plan", "")
+    session._ws = Socket()
+    run = asyncio.run(session.load(timeout_s=5))
+    assert run.status == "FINISHED_SUCCESSFULLY" and run.metric_values("The API") == ["$75,000"] and not frames
+
+
+def test_the_capacity_plans_rows_check_the_apis_bill() -> None:
+    # Llama 3.1 70B at 2,000,000 replies a day, 1,000 in and 500 out at the lesson's $0.50 / $1.50:
+    # 1,000 × 0.5e-6 + 500 × 1.5e-6 = $0.00125 a reply × 2,000,000 × 30 days = $75,000 a month.
+    plan, target = load_pages.PAGES["plan"], load_pages.PAGES["plan-target"]
+    base = load_pages.scenario_of(plan.query)
+    assert load_pages.expected_headline(plan, base) == "$75,000"
+    assert load_pages.expected_headline(plan, base, 1_000_000) == "$37,500"  # replies a day move it
+    assert load_pages.expected_headline(target, base, 45) == "$75,000"  # a target does not (not a scenario key)
 
 
 # --- messages a tab sends --------------------------------------------------------------------
