@@ -5,6 +5,10 @@ scenarios share one cache entry across reruns and sessions (results are immutabl
 values, safe to share). Pages call these for anything a rerun would otherwise
 recompute; cheap reads of a result (a property, a formula on two numbers) go to core
 directly. Every cache is bounded: a workshop of a hundred people must not grow memory.
+
+A cache miss shows a spinner only where the wait can be seen (the deployment search's two
+stages, Compare's options): Streamlit's spinner starts a timer thread and sends two messages on
+every miss, whether or not it ever appears, and most misses here take milliseconds.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ _HASH: dict[str | type[Any], Callable[[Any], Any]] = {
 }
 
 
-@st.cache_resource(max_entries=256, hash_funcs=_HASH)
+@st.cache_resource(max_entries=256, hash_funcs=_HASH, show_spinner=False)
 def shared_figure(build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> go.Figure:
     """A figure built once per distinct input and shared by every session.
 
@@ -63,29 +67,29 @@ def shared_figure(build: Callable[..., go.Figure], *args: Any, **kwargs: Any) ->
     return build(*args, **kwargs)
 
 
-@st.cache_data(max_entries=512)
+@st.cache_data(max_entries=512, show_spinner=False)
 def cached_scenario(flat: tuple[tuple[str, str], ...]) -> Scenario:
     """The sidebar's values (as the flat form) → a Scenario; raises ValueError naming the key."""
     return Scenario.from_flat(dict(flat))
 
 
-@st.cache_data(max_entries=512, hash_funcs=_HASH)
+@st.cache_data(max_entries=512, hash_funcs=_HASH, show_spinner=False)
 def cached_estimate(scenario: Scenario) -> Estimate:
     return estimate(scenario)
 
 
-@st.cache_data(max_entries=256, hash_funcs=_HASH)
+@st.cache_data(max_entries=256, hash_funcs=_HASH, show_spinner=False)
 def cached_batch_sweep(scenario: Scenario, batch_sizes: tuple[int, ...]) -> BatchSweep:
     """This reply's decode step (the mean over its steps) at each batch size, against the group's memory."""
     return cached_estimate(scenario).batch_sweep(np.asarray(batch_sizes, dtype=float))
 
 
-@st.cache_data(max_entries=256, hash_funcs=_HASH)
+@st.cache_data(max_entries=256, hash_funcs=_HASH, show_spinner=False)
 def cached_critical_batch(scenario: Scenario) -> int | None:
     return cached_estimate(scenario).critical_batch
 
 
-@st.cache_data(max_entries=256, hash_funcs=_HASH)
+@st.cache_data(max_entries=256, hash_funcs=_HASH, show_spinner=False)
 def cached_latency_line(scenario: Scenario, output_tokens: tuple[int, ...]) -> np.ndarray:
     """Total latency (s) at each output length: TTFT + Σ decode steps, vectorised over lengths."""
     est = cached_estimate(scenario)
@@ -101,13 +105,13 @@ def cached_latency_line(scenario: Scenario, output_tokens: tuple[int, ...]) -> n
     return est.ttft_s + np.asarray(decode, dtype=float)
 
 
-@st.cache_data(max_entries=32)
+@st.cache_data(max_entries=32, show_spinner=False)
 def cached_measurements(source: bytes | str | None, uploaded: bool) -> tuple[Measurements | None, str | None]:
     """A user's CSV parsed once, not on every rerun (10,000 rows take a while); the last 32 kept."""
     return read_measurements(source, uploaded)
 
 
-@st.cache_data(max_entries=256, hash_funcs=_HASH)
+@st.cache_data(max_entries=256, hash_funcs=_HASH, show_spinner=False)
 def cached_step_times(scenario: Scenario) -> tuple[float, float]:
     """The first and the last decode step of the reply (s): how far the steps slow as the KV cache grows."""
     w = scenario.workload
@@ -118,7 +122,7 @@ def cached_step_times(scenario: Scenario) -> tuple[float, float]:
     return first, last
 
 
-@st.cache_data(max_entries=256)
+@st.cache_data(max_entries=256, show_spinner=False)
 def cached_simulation(ttft_s: float, tpot_s: float, output_tokens: tuple[int, ...], seed: int) -> tuple[float, ...]:
     """The lesson's jittered measurements (s) at each output length: one Python step per decode step.
 
@@ -129,7 +133,7 @@ def cached_simulation(ttft_s: float, tpot_s: float, output_tokens: tuple[int, ..
     return tuple(simulate_measurements(ttft_s, tpot_s, output_tokens, seed))
 
 
-@st.cache_resource(max_entries=8, hash_funcs=_HASH)
+@st.cache_resource(max_entries=8, hash_funcs=_HASH, show_spinner="Working out what each GPU can do…")
 def cached_capabilities(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> Capabilities:
     """The search's first stage (what each candidate can do), for inputs without targets or traffic.
 
@@ -141,14 +145,14 @@ def cached_capabilities(scenario: Scenario, spec: Plan, lengths: RequestLengths)
     return capabilities(scenario, spec, lengths, frontiers=False)  # the page draws a few: plan_charts computes those
 
 
-@st.cache_resource(max_entries=16, hash_funcs=_HASH)
+@st.cache_resource(max_entries=16, hash_funcs=_HASH, show_spinner="Sizing every candidate against the targets…")
 def cached_search(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> Search:
     """The search's second stage (each candidate's goodput at the targets), for inputs without traffic."""
     capable = cached_capabilities(*without(scenario, spec, FLEET_FIELDS + TARGET_FIELDS), lengths)
     return search(scenario, spec, lengths, capable=capable)
 
 
-@st.cache_resource(max_entries=32, hash_funcs=_HASH)
+@st.cache_resource(max_entries=32, hash_funcs=_HASH, show_spinner=False)
 def cached_plan(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> CapacityPlan:
     """The plan for this traffic: the cached search, sized and billed (one open-loop evaluation per candidate).
 
@@ -157,26 +161,26 @@ def cached_plan(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> Capa
     return plan(scenario, spec, lengths, searched=cached_search(*traffic_free(scenario, spec), lengths))
 
 
-@st.cache_resource(max_entries=32, hash_funcs=_HASH)
+@st.cache_resource(max_entries=32, hash_funcs=_HASH, show_spinner=False)
 def cached_frontier_figures(result: CapacityPlan) -> tuple[go.Figure, go.Figure]:
     """The plan's two frontier charts (tokens, dollars), their few candidates' closed loops computed once."""
     shown = plan_charts.shown_options(result)
     return plan_charts.frontier(result, shown=shown), plan_charts.frontier(result, dollars=True, shown=shown)
 
 
-@st.cache_resource(max_entries=32, hash_funcs=_HASH)
+@st.cache_resource(max_entries=32, hash_funcs=_HASH, show_spinner="Pricing the options…")
 def cached_compare(options: tuple[str, ...], scenario: Scenario, spec: Plan, pinned: Scenario | None) -> list[Compared]:
     """Each option's bill and speed (a self-hosted one runs a plan on its GPU): frozen results, shared."""
     return compare(options, scenario, spec, pinned)
 
 
-@st.cache_data(max_entries=64, hash_funcs=_HASH)
+@st.cache_data(max_entries=64, hash_funcs=_HASH, show_spinner=False)
 def cached_cheapest(est: Estimate, result: CapacityPlan) -> list[Cheapest]:
     """Where the API or the plan's fleet is cheaper, over the bill chart's traffic (the fleet priced ~300 times)."""
     return bill_charts.cheapest(est, result)
 
 
-@st.cache_data(max_entries=64, hash_funcs=_HASH)
+@st.cache_data(max_entries=64, hash_funcs=_HASH, show_spinner=False)
 def cached_changes(results: list[Compared], replies_per_day: float, days_per_month: float) -> list[Cheapest]:
     """Where the cheapest of the compared options changes, over the Compare chart's traffic."""
     axis = compare_charts.traffic_axis(replies_per_day)
@@ -184,11 +188,11 @@ def cached_changes(results: list[Compared], replies_per_day: float, days_per_mon
     return cheapest_ranges(bills, float(axis[0]), float(axis[-1]))
 
 
-@st.cache_data(max_entries=256)
+@st.cache_data(max_entries=256, show_spinner=False)
 def cached_lab_run(guesses: tuple[float, ...]) -> LabRun:
     return lab_run(guesses)
 
 
-@st.cache_data(max_entries=1)
+@st.cache_data(max_entries=1, show_spinner=False)
 def cached_drills() -> Drills:
     return drills()

@@ -102,7 +102,9 @@ def reply_cost(
 PROMPT_BINS = 64  # equal-probability bins of a varied prompt, each priced at its midpoint
 
 
-def mean_reply_cost_usd(pricing: Pricing, lengths: RequestLengths, cached_tokens: int, cache_write_tokens: int) -> float:
+def mean_reply_cost_usd(
+    pricing: Pricing, lengths: RequestLengths, cached_tokens: int, cache_write_tokens: int
+) -> float:
     """The mean API bill of a reply under load: prompts and replies varied as `lengths` say.
 
     Tokens are billed linearly, so flat prices take the mean lengths. A catalogue model with

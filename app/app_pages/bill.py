@@ -27,7 +27,7 @@ COLUMNS = {  # every money and time column of both tables, shown the same way (p
 
 def table(frame: pd.DataFrame, label: str, file_name: str) -> None:
     st.dataframe(frame, column_config={k: v for k, v in COLUMNS.items() if k in frame.columns})
-    st.download_button(label, frame.to_csv(), file_name, "text/csv", icon=":material/download:", on_click="ignore")
+    st.download_button(label, frame.to_csv, file_name, "text/csv", icon=":material/download:", on_click="ignore")
 
 
 scenario = current_scenario()
@@ -81,8 +81,8 @@ table(bill_charts.short_long_table(short, est), "Download the comparison (CSV)",
 FLEET_OPEN = "bill_fleet_open"
 result = None
 if st.session_state.get(FLEET_OPEN):
-    with st.spinner("Sizing the cheapest fleet…"):
-        result, engine_note, _ = current_plan(scenario)  # the plan's own warnings show on its page
+    # The plan's own warnings show on its page; its search's caches show a spinner on a miss.
+    result, engine_note, _ = current_plan(scenario)
 parts = cached_cheapest(est, result) if result is not None else None  # the chart shades them, the words say them
 left, right = st.columns(2)
 left.subheader("The bill against reply length")

@@ -37,8 +37,7 @@ if not chosen:
     st.info("Pick up to four options in the sidebar, under 'Options'.", icon=":material/compare_arrows:")
     st.stop()
 
-with st.spinner("Pricing the options…"):
-    results = compute.cached_compare(chosen, scenario, spec, pinned)
+results = compute.cached_compare(chosen, scenario, spec, pinned)  # its cache shows a spinner on a miss
 days = pricing.days_per_month
 axis = compare_charts.traffic_axis(pricing.replies_per_day)
 changes = compute.cached_changes(results, pricing.replies_per_day, days)
@@ -66,7 +65,7 @@ st.dataframe(
 )
 st.download_button(
     "Download the comparison (CSV)",
-    frame.to_csv(),
+    frame.to_csv,  # called on a click, not on every rerun
     "comparison.csv",
     "text/csv",
     icon=":material/download:",

@@ -87,7 +87,7 @@ st.dataframe(table, hide_index=True, column_config=config)
 reupload = "This file is also a valid upload for “Your own measurements” below."
 csv_name = f"latency_simulated_seed{seed}.csv"
 st.download_button(
-    "Download as CSV", table.to_csv(index=False), csv_name, "text/csv", key="latency_download", help=reupload
+    "Download as CSV", lambda: table.to_csv(index=False), csv_name, "text/csv", key="latency_download", help=reupload
 )
 
 st.subheader("The asymmetry: the same tokens as prompt and as output")

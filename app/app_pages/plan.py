@@ -11,8 +11,7 @@ from app.theme import PLOTLY_CONFIG
 from core.cli.plan_report import recommendation
 
 scenario = current_scenario()
-with st.spinner("Sizing every candidate…"):
-    result, engine_note, warnings = current_plan(scenario)
+result, engine_note, warnings = current_plan(scenario)  # the search's caches show a spinner on a miss
 spec = result.spec
 for text in warnings:  # the inputs' own bounds catch most; a rule across them lands here
     st.warning(plain(text, 300), icon=":material/warning:")
@@ -74,7 +73,7 @@ if result.ranked:
     )
 st.download_button(
     "Download every candidate (CSV)",
-    plan_charts.csv_table(result).to_csv(index=False),
+    lambda: plan_charts.csv_table(result).to_csv(index=False),  # built on a click, not on every rerun
     "capacity_plan.csv",
     "text/csv",
     icon=":material/download:",

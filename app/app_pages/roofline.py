@@ -108,5 +108,5 @@ shown = {
 st.dataframe(pd.DataFrame(shown), hide_index=True)
 csv = pd.DataFrame({name: getattr(table, name) for name in CSV_COLUMNS}).astype({"batch_size": int})
 st.download_button(
-    "Download the table as CSV", csv.to_csv(index=False), "batch_sweep.csv", "text/csv", key="roofline_download"
+    "Download the table as CSV", lambda: csv.to_csv(index=False), "batch_sweep.csv", "text/csv", key="roofline_download"
 )

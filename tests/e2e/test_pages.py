@@ -267,6 +267,13 @@ def test_the_capacity_plan_follows_its_targets_and_keeps_them_in_the_link(page: 
     expect(main.get_by_test_id("stAlertContentSuccess")).not_to_have_text(before)
     # The candidates stay in the link as one parameter each (what the multiselect binds to).
     assert re.search(r"cands=h100-sxm&cands=h200|cands=h200&cands=h100-sxm", page.url), page.url
+    # The CSV is written when clicked (a deferred download): every candidate of the plan now shown.
+    button = main.get_by_test_id("stDownloadButton").get_by_role("button", name="Download every candidate (CSV)")
+    with page.expect_download() as info:
+        button.click()
+    rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text())))
+    assert {row["gpu"] for row in rows} == {"h100-sxm", "h200"}, rows[:2]
+    assert rows[0]["rank"] == "1.0" and rows[0]["problem"] == ""  # the cheapest first, meeting every target
     expect_no_exception(page)
 
 
