@@ -20,7 +20,8 @@ References: Yu et al., "Orca" (OSDI 2022) for iteration-level scheduling; Agrawa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -110,6 +111,16 @@ class RequestSteps:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_span", np.maximum(np.asarray(self.most_prompts, dtype=float) - 1, 1e-12))
+
+    @classmethod
+    def stacked(cls, each: Sequence[RequestSteps], rows: np.ndarray) -> RequestSteps:
+        """Several requests' steps over the same entries as one, a row per entry of `rows` (an index into `each`).
+
+        Arrays of shape (len(rows), entries): many setups' open loops evaluated in one pass.
+        """
+        names = [f.name for f in fields(cls) if f.init]
+        shape = np.shape(each[0].decode_s)
+        return cls(*(np.stack([np.broadcast_to(getattr(s, n), shape) for s in each])[rows] for n in names))
 
     def _between(self, one: Quantity, most: Quantity, prompts: Quantity) -> Quantity:
         # np.minimum/np.maximum rather than np.clip: the same numbers, a third of the overhead on small arrays.

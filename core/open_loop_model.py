@@ -29,6 +29,7 @@ accepts many rates at once and `goodput` searches a grid of rates a pass at a ti
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -177,9 +178,17 @@ class OpenLoopModel:
             prefill_load=rates * np.sum(admitted * (carry / prompts), axis=1),
             carry_s=np.sum(admitted * carry, axis=1),
             tpot_s=np.sum(weights * tpot, axis=1) / weights.sum(axis=1),
-            decode_s=pi[:, 1:] @ steps.decode_s + beyond * steps.decode_s[-1],
+            decode_s=_row_dot(pi[:, 1:], steps.decode_s) + beyond * steps.decode_s[..., -1],
             others=admitted @ (self.n - 1),
         )
+
+    def _stack_key(self) -> tuple[object, ...] | None:
+        """What setups evaluated in one pass must share (`stacked_points`); None: evaluate alone."""
+        if self.lengths.low_fraction != 1 or not self.fits:
+            return None
+        engine = self.replica.engine
+        overhead = self.replica.machine.request_overhead_s
+        return self.fits, self.lengths, overhead, engine.prefill_batch_wait_iterations
 
     def _grid_state(self, rates: np.ndarray) -> _State:
         """`_state(rates)`, kept for the next search: the rates are one of the goodput search's grids.
@@ -231,9 +240,13 @@ class OpenLoopModel:
         `capacity`: `capacity_per_s()` if already known (it sets `utilisation`, and rates at or
         above it have no steady state).
         """
-        lengths, gpus = self.lengths, self.replica.gpu_count
-        prompt, output = lengths.mean_prompt_tokens, lengths.mean_output_tokens
         capacity = self.capacity_per_s() if capacity is None else capacity
+        return self._evaluate(rates, capacity, self.replica.gpu_count)
+
+    def _evaluate(self, rates: np.ndarray, capacity: Quantity, gpus: Quantity) -> OpenLoop:
+        """`evaluate`, with the capacity and GPU count per rate when rows are several setups (`stacked_points`)."""
+        lengths = self.lengths
+        prompt, output = lengths.mean_prompt_tokens, lengths.mean_output_tokens
         state = self._state(rates)
         steady = state.steady & (rates < capacity) & (self.fits > 0)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -246,7 +259,7 @@ class OpenLoopModel:
         return OpenLoop(
             request_rate_per_s=rates,
             capacity_requests_per_s=capacity,
-            utilisation=rates / capacity if capacity > 0 else np.full_like(rates, math.inf),
+            utilisation=np.where(np.greater(capacity, 0), rates / np.maximum(capacity, 1e-300), math.inf),
             max_concurrency_that_fits=self.fits,
             ttft_s=finite(ttft),
             ttft_p50_s=finite(ttft_q[0]),
@@ -295,6 +308,49 @@ class OpenLoopModel:
             return self.meets(rates, ttft_target_s, tpot_target_s, percentile)
 
         return last_passing_rate(passes, max(highest or 0.0, self.slot_limit_upper_per_s()))
+
+
+def stacked_points(
+    asked: Sequence[tuple[OpenLoopModel, tuple[float, ...], float]],
+) -> list[tuple[OpenLoop, ...]]:
+    """Each (model, rates, capacity)'s `points(rates, capacity)`: setups of one shape evaluated in one pass.
+
+    A plan prices dozens of setups, each at a couple of rates: evaluated one by one, numpy's
+    per-call overhead on arrays of a few hundred entries is most of the time. Setups with the
+    same slots, lengths and server path share one `_state` over rows of every setup's
+    steps (`RequestSteps.stacked`); the numbers are those of `points` (a test checks).
+    Varied lengths (whose prompt quantiles need each setup's replica) are evaluated one by one.
+    """
+    found: list[tuple[OpenLoop, ...] | None] = [None] * len(asked)
+    groups: dict[object, list[int]] = {}
+    for i, (model, _, _) in enumerate(asked):
+        groups.setdefault(model._stack_key() or i, []).append(i)
+    for members in groups.values():
+        if len(members) == 1 or asked[members[0]][0]._stack_key() is None:
+            for i in members:
+                alone, its_rates, its_capacity = asked[i]
+                found[i] = alone.points(its_rates, its_capacity)
+            continue
+        models = [asked[i][0] for i in members]
+        counts = [len(asked[i][1]) for i in members]
+        rows = np.repeat(np.arange(len(members)), counts)
+        first = models[0]
+        stack = OpenLoopModel(first.replica, first.lengths, RequestSteps.stacked([m.steps for m in models], rows),
+                              first.n, first.fits)  # fmt: skip
+        rates = np.concatenate([np.asarray(asked[i][1], dtype=float) for i in members])
+        capacity = np.array([asked[i][2] for i in members])[rows]
+        gpus = np.array([m.replica.gpu_count for m in models], dtype=float)[rows]
+        evaluated = stack._evaluate(rates, capacity, gpus)
+        start = 0
+        for i, count in zip(members, counts, strict=True):
+            found[i] = tuple(_row(evaluated, r) for r in range(start, start + count))
+            start += count
+    return [points for points in found if points is not None]
+
+
+def _row_dot(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each row of `weights` · `values`: one vector for every row, or (stacked setups) a row of its own."""
+    return np.asarray(weights @ values if np.ndim(values) == 1 else np.einsum("rc,rc->r", weights, values))
 
 
 def _row(evaluated: OpenLoop, i: int) -> OpenLoop:

@@ -43,6 +43,7 @@ from core.arraymath import Quantity
 from core.billing import SECONDS_PER_DAY, mean_reply_cost_usd
 from core.daily_curve import DailyCurve, peak_replicas
 from core.lengths import RequestLengths
+from core.open_loop_model import OpenLoopModel, stacked_points
 from core.plan_options import Frontier, Option
 from core.plan_search import Search, Searched, search
 from core.plan_spec import Plan
@@ -126,7 +127,7 @@ def plan(
         raise ValueError("searched: that search was for another model, lengths, targets or candidates")
     mean_rate = pricing.replies_per_day / SECONDS_PER_DAY
     per_reply = mean_reply_cost_usd(pricing, lengths, workload.cached_prompt_tokens, workload.cache_write_tokens)
-    options = [_billed(_fleet(scenario, spec, candidate, mean_rate), spec) for candidate in searched.candidates]
+    options = [_billed(option, spec) for option in _fleets(scenario, spec, searched.candidates, mean_rate)]
     return CapacityPlan(
         scenario=scenario,
         spec=spec,
@@ -149,26 +150,39 @@ def _ranked(options: list[Option]) -> tuple[Option, ...]:
     return (*meeting, *(o for o in options if not o.meets_targets))
 
 
-def _fleet(scenario: Scenario, spec: Plan, candidate: Searched, mean_rate: float) -> Option:
-    """Steps 4-5 for a candidate that meets the targets: the fleet at the peak and what it costs."""
-    found, model = candidate.option, candidate.model
-    goodput = found.requests_per_s_per_replica
-    if model is None or goodput is None:
-        return found  # a problem found by the search: nothing to size
-    replicas = peak_replicas(mean_rate * spec.peak_to_average, goodput, spec.min_replicas)
-    # No traffic (or a floor of 0 replicas): the point is a trickle, where nothing waits.
-    per_replica = mean_rate * spec.peak_to_average / replicas if replicas and mean_rate else TRICKLE * goodput
-    # The capacity is a root found to 1e-13 of the rate; the goodput met the targets, so it is steady.
-    capacity = max(candidate.capacity_per_s, goodput * (1 + 1e-12))
-    edge, at_peak = model.points((goodput, per_replica), capacity)
-    sized = replace(
-        found,
-        concurrency_per_replica=float(edge.mean_in_flight),
-        replicas_at_peak=replicas,
-        mean_replicas=DailyCurve(spec.peak_to_average).mean_replicas(mean_rate, goodput, spec.min_replicas),
-        point=at_peak,
-    )
-    return _priced(scenario, sized, spec.gpu_usd_per_hour(found.setup.gpu) or 0.0)
+def _fleets(scenario: Scenario, spec: Plan, candidates: tuple[Searched, ...], mean_rate: float) -> list[Option]:
+    """Steps 4-5 for every candidate that meets the targets: the fleet at the peak and what it costs.
+
+    Each needs its open loop at two rates (its goodput, and the peak's share of a replica):
+    all of them in one pass (`open_loop_model.stacked_points`), the same numbers as one by one.
+    """
+    peak = mean_rate * spec.peak_to_average
+    asked: list[tuple[OpenLoopModel, tuple[float, float], float]] = []
+    sized: list[tuple[int, int, float]] = []  # (candidate, replicas at the peak, its goodput)
+    for i, candidate in enumerate(candidates):
+        goodput = candidate.option.requests_per_s_per_replica
+        if candidate.model is None or goodput is None:
+            continue  # a problem found by the search: nothing to size
+        replicas = peak_replicas(peak, goodput, spec.min_replicas)
+        # No traffic (or a floor of 0 replicas): the point is a trickle, where nothing waits.
+        per_replica = peak / replicas if replicas and mean_rate else TRICKLE * goodput
+        # The capacity is a root found to 1e-13 of the rate; the goodput met the targets, so it is steady.
+        capacity = max(candidate.capacity_per_s, goodput * (1 + 1e-12))
+        asked.append((candidate.model, (goodput, per_replica), capacity))
+        sized.append((i, replicas, goodput))
+    options = [candidate.option for candidate in candidates]
+    curve = DailyCurve(spec.peak_to_average)
+    for (i, replicas, goodput), (edge, at_peak) in zip(sized, stacked_points(asked), strict=True):
+        found = options[i]
+        fleet = replace(
+            found,
+            concurrency_per_replica=float(edge.mean_in_flight),
+            replicas_at_peak=replicas,
+            mean_replicas=curve.mean_replicas(mean_rate, goodput, spec.min_replicas),
+            point=at_peak,
+        )
+        options[i] = _priced(scenario, fleet, spec.gpu_usd_per_hour(found.setup.gpu) or 0.0)
+    return options
 
 
 def _billed(option: Option, spec: Plan) -> Option:

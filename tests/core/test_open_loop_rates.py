@@ -4,7 +4,7 @@ returns a rate that meets its targets, close to the edge, and never less for loo
 from __future__ import annotations
 
 import math
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import numpy as np
 import pytest
@@ -13,6 +13,7 @@ from core import presets
 from core.engine import TRTLLM, VLLM
 from core.lengths import RequestLengths
 from core.open_loop import OpenLoop, OpenLoopModel, capacity_requests_per_s, goodput, open_loop
+from core.open_loop_model import stacked_points
 from core.replica import Replica
 from core.specs import Precision
 
@@ -62,3 +63,33 @@ def test_goodput_is_within_half_a_percent_of_its_edge(setup: str) -> None:
     model = OpenLoopModel.build(replica, lengths)
     higher = model.goodput_rate_per_s(ttft_target, tpot_target, 0.99, highest=10 * model.slot_limit_upper_per_s())
     assert higher is not None and higher == pytest.approx(point.request_rate_per_s, rel=0.01)
+
+
+def test_setups_evaluated_together_are_each_setup_alone() -> None:
+    # A plan evaluates dozens of setups at once (`stacked_points`): rows of every setup's steps in one
+    # pass. Three setups with 256 slots share a pass (different GPUs, precisions, GPU counts, rates
+    # past capacity included), one with other slots and one with varied lengths run alone; every
+    # field of every point equals `points` on that setup by itself.
+    model, lengths = presets.model("llama-3.1-70b"), RequestLengths(1000, 500)
+    engine = replace(VLLM, max_sequences=256)
+    setups = [
+        Replica(model, Precision(8, 8), presets.gpu("h100-sxm"), 2, engine),
+        Replica(model, Precision(16, 16), presets.gpu("h200"), 4, engine),
+        Replica(model, Precision(8, 8), presets.gpu("b200"), 1, engine),
+        Replica(model, Precision(8, 8), presets.gpu("h100-sxm"), 2, replace(VLLM, max_sequences=40)),
+    ]
+    asked = []
+    for replica in setups:
+        built = OpenLoopModel.build(replica, lengths)
+        capacity = built.capacity_per_s()
+        asked.append((built, (0.3 * capacity, 0.9 * capacity, 1.2 * capacity), capacity))
+    varied = OpenLoopModel.build(setups[0], RequestLengths(1000, 500, 0.8))
+    asked.append((varied, (0.5 * varied.capacity_per_s(),), varied.capacity_per_s()))
+    assert [m.fits for m, _, _ in asked[:3]] == [256, 256, 256] and asked[3][0].fits == 40
+    together = stacked_points(asked)
+    for (built, rates, capacity), points in zip(asked, together, strict=True):
+        for one, alone in zip(points, built.points(rates, capacity), strict=True):
+            for field in fields(OpenLoop):
+                got, expected = getattr(one, field.name), getattr(alone, field.name)
+                assert got == pytest.approx(expected, rel=1e-12) or (math.isinf(got) and math.isinf(expected))
+    assert math.isinf(together[0][2].ttft_p95_s)  # 1.2× capacity: no steady state, in a stacked row too
