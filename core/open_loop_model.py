@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -45,7 +45,7 @@ from core.queueing import (
     prompts_per_iteration,
     wait_quantile_s,
 )
-from core.rate_search import last_passing_rate, root_below
+from core.rate_search import last_passing_rates, root_below
 from core.replica import Replica
 
 PERCENTILES = (0.5, 0.9, 0.95, 0.99)
@@ -199,13 +199,15 @@ class OpenLoopModel:
         1.4 KB a grid; at most GRIDS_KEPT are kept (the last pass's grids are the many). Two
         threads may both compute a grid; the results are equal.
         """
-        key = rates.tobytes()
-        state = self._grids.get(key)
+        state = self._grids.get(rates.tobytes())
         if state is None:
             state = self._state(rates)
-            if len(self._grids) < GRIDS_KEPT:
-                self._grids[key] = state
+            self._keep(rates, state)
         return state
+
+    def _keep(self, rates: np.ndarray, state: _State) -> None:
+        if len(self._grids) < GRIDS_KEPT:
+            self._grids[rates.tobytes()] = state
 
     def _ttfts(self, rates: np.ndarray, state: _State, percentiles: tuple[float, ...]) -> tuple[Any, ...]:
         """TTFT at each of `percentiles`, its mean, and the mean wait, at each rate."""
@@ -301,13 +303,80 @@ class OpenLoopModel:
         targets never return a lower rate. `highest`: the grids' top instead of this setup's
         bound (≥ it), so that setups compared with one another search the same rates.
         """
-        if not self.fits:
-            return None
+        return goodput_rates((self,), ttft_target_s, tpot_target_s, percentile, highest)[0]
 
-        def passes(rates: np.ndarray) -> np.ndarray:
-            return self.meets(rates, ttft_target_s, tpot_target_s, percentile)
 
-        return last_passing_rate(passes, max(highest or 0.0, self.slot_limit_upper_per_s()))
+def goodput_rates(
+    models: Sequence[OpenLoopModel],
+    ttft_target_s: float,
+    tpot_target_s: float,
+    percentile: float = 0.95,
+    highest: float | None = None,
+) -> list[float | None]:
+    """Each model's `goodput_rate_per_s`, the searches in step: each pass of every setup in one evaluation.
+
+    Setups of one shape (`_stack_key`) share one `_state` over rows of all their grids not
+    already kept (`_grid_state`), and one TTFT; the rates found are each setup's alone.
+    """
+    fitting = [i for i, model in enumerate(models) if model.fits]
+    tops = [max(highest or 0.0, models[i].slot_limit_upper_per_s()) for i in fitting]
+
+    def passes(searches: list[int], grids: list[np.ndarray]) -> list[np.ndarray]:
+        asked = [(models[fitting[i]], grid) for i, grid in zip(searches, grids, strict=True)]
+        return _meets_together(asked, ttft_target_s, tpot_target_s, percentile)
+
+    found = dict(zip(fitting, last_passing_rates(passes, tops), strict=True))
+    return [found.get(i) for i in range(len(models))]
+
+
+def _meets_together(
+    asked: list[tuple[OpenLoopModel, np.ndarray]], ttft_target_s: float, tpot_target_s: float, percentile: float
+) -> list[np.ndarray]:
+    """Each (model, rates)'s `meets`: the grids of setups of one shape in one `_state` and one `_ttfts`."""
+    met: list[np.ndarray | None] = [None] * len(asked)
+    groups: dict[object, list[int]] = {}
+    for i, (model, _) in enumerate(asked):
+        groups.setdefault(model._stack_key() or ("alone", i), []).append(i)
+    for members in groups.values():
+        first = asked[members[0]][0]
+        if len(members) == 1 or first._stack_key() is None:
+            for i in members:
+                model, rates = asked[i]
+                met[i] = model.meets(rates, ttft_target_s, tpot_target_s, percentile)
+            continue
+        states = [asked[i][0]._grids.get(asked[i][1].tobytes()) for i in members]
+        missing = [j for j, state in enumerate(states) if state is None]
+        if missing:
+            counts = [len(asked[members[j]][1]) for j in missing]
+            rows = np.repeat(np.arange(len(missing)), counts)
+            steps = RequestSteps.stacked([asked[members[j]][0].steps for j in missing], rows)
+            stack = OpenLoopModel(first.replica, first.lengths, steps, first.n, first.fits)
+            computed = stack._state(np.concatenate([asked[members[j]][1] for j in missing]))
+            start = 0
+            for j, count in zip(missing, counts, strict=True):
+                model, rates = asked[members[j]]
+                states[j] = kept = _sliced(computed, start, start + count)
+                model._keep(rates, kept)
+                start += count
+        rates = np.concatenate([asked[i][1] for i in members])
+        state = _joined([s for s in states if s is not None])
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            (ttft,), _, _ = first._ttfts(rates, state, (percentile,))
+        passing = np.asarray(state.steady & (ttft <= ttft_target_s) & (state.tpot_s <= tpot_target_s))
+        start = 0
+        for i in members:
+            count = len(asked[i][1])
+            met[i] = passing[start : start + count]
+            start += count
+    return [m for m in met if m is not None]
+
+
+def _sliced(state: _State, start: int, stop: int) -> _State:
+    return _State(**{f.name: getattr(state, f.name)[start:stop] for f in fields(_State)})
+
+
+def _joined(states: list[_State]) -> _State:
+    return _State(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in fields(_State)})
 
 
 def stacked_points(

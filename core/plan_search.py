@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from core.lengths import RequestLengths
 from core.open_loop import OpenLoopModel
+from core.open_loop_model import goodput_rates
 from core.plan_capability import FLEET_FIELDS, Capabilities, Capability, capabilities, without
 from core.plan_options import Option, Problem
 from core.plan_spec import Plan
@@ -83,11 +84,32 @@ def search(
     elif not capable.serves(scenario, spec, lengths):
         raise ValueError("capable: those capabilities were for another model, lengths or candidates")
     bare, targets = traffic_free(scenario, spec)
-    return Search(bare, targets, lengths, tuple(_searched(targets, one) for one in capable.candidates))
+    return Search(bare, targets, lengths, _every_searched(targets, capable.candidates))
+
+
+def _every_searched(spec: Plan, capable: tuple[Capability, ...]) -> tuple[Searched, ...]:
+    """Every candidate against the targets; the goodput searches of all that need one in step (`goodput_rates`)."""
+    found = [_screened(spec, capability) for capability in capable]
+    pending = [i for i, searched in enumerate(found) if searched is None]
+    built = [capable[i].open_loop for i in pending]
+    rates = goodput_rates([model for model, _ in built], spec.ttft_target_s, spec.tpot_target_s, spec.ttft_quantile)
+    for i, (model, capacity), goodput in zip(pending, built, rates, strict=True):
+        option, capability = capable[i].option, capable[i]
+        if goodput is None:
+            reason = _lone_miss(spec, model)
+            found[i] = Searched(replace(option, problem=Problem.MISSES_TTFT, reason=reason), capability=capability)
+        else:
+            found[i] = Searched(replace(option, requests_per_s_per_replica=goodput), model, capacity, capability)
+    return tuple(searched for searched in found if searched is not None)
 
 
 def _searched(spec: Plan, capability: Capability) -> Searched:
     """One candidate against the targets: its problem, or its goodput."""
+    return _every_searched(spec, (capability,))[0]
+
+
+def _screened(spec: Plan, capability: Capability) -> Searched | None:
+    """A candidate's outcome decided before any rate is searched (a problem, too slow, no price); None: search it."""
     found = capability.option
     if found.problem is not None:
         return Searched(found, capability=capability)  # cannot split, does not fit: no target changes that
@@ -102,12 +124,7 @@ def _searched(spec: Plan, capability: Capability) -> Searched:
         gpu = found.setup.gpu.name
         reason = f"no rental price for {gpu}: give it one (as the scenario's GPU) to size and cost a fleet"
         return Searched(replace(found, problem=Problem.NO_PRICE, reason=reason), capability=capability)
-    model, capacity = capability.open_loop
-    goodput = model.goodput_rate_per_s(spec.ttft_target_s, spec.tpot_target_s, spec.ttft_quantile)
-    if goodput is None:
-        reason = _lone_miss(spec, model)
-        return Searched(replace(found, problem=Problem.MISSES_TTFT, reason=reason), capability=capability)
-    return Searched(replace(found, requests_per_s_per_replica=goodput), model, capacity, capability)
+    return None
 
 
 def _lone_miss(spec: Plan, model: OpenLoopModel) -> str:

@@ -7,7 +7,7 @@ of the edge — never a guess beyond it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -56,22 +56,39 @@ def last_passing_rate(passes: Callable[[np.ndarray], np.ndarray], top: float) ->
     depend on `top` alone, so a looser check never returns a lower rate: a miss can only move
     later. Example: passes = λ ≤ 3.7 with top 10 → 3.69 (3.7 / 1.0041 or closer).
     """
-    low, high = top * LOWEST, top
-    checked = passes(np.concatenate(([top * TRICKLE], _geometric(low, high))))
-    if not checked[0]:
-        return None
-    best = top * TRICKLE
+    return last_passing_rates(lambda _, grids: [passes(grid) for grid in grids], (top,))[0]
+
+
+def last_passing_rates(
+    passes: Callable[[list[int], list[np.ndarray]], list[np.ndarray]], tops: Sequence[float]
+) -> list[float | None]:
+    """`last_passing_rate` for many searches in step: each pass of every search still going in one call.
+
+    `passes(searches, grids)` checks grid i of search searches[i] and returns one boolean array
+    per grid, so a caller can evaluate every search's grid at once (`open_loop_model.goodput_rates`).
+    Each search takes exactly the grids and decisions it would take alone.
+    """
+    lows, highs = [top * LOWEST for top in tops], [float(top) for top in tops]
+    everyone = list(range(len(tops)))
+    first = passes(everyone, [np.concatenate(([top * TRICKLE], _geometric(top * LOWEST, top))) for top in tops])
+    best: list[float | None] = [top * TRICKLE if checked[0] else None for top, checked in zip(tops, first, strict=True)]
+    going = [i for i in everyone if best[i] is not None]
+    checked = {i: first[i][1:] for i in going}
     for sweep in range(PASSES):
-        rates = _geometric(low, high)
-        checked = checked[1:] if sweep == 0 else passes(rates)
-        misses = np.flatnonzero(~checked)
-        first_miss = int(misses[0]) if misses.size else len(rates)
-        if first_miss == 0:
-            break  # the edge lies below this grid's first rate
-        best = float(rates[first_miss - 1])
-        if first_miss == len(rates):
-            break  # every rate up to the top passes
-        low, high = rates[first_miss - 1], rates[first_miss]
+        if sweep and going:
+            checked = dict(zip(going, passes(going, [_geometric(lows[i], highs[i]) for i in going]), strict=True))
+        still = []
+        for i in going:
+            rates = _geometric(lows[i], highs[i])
+            misses = np.flatnonzero(~checked[i])
+            first_miss = int(misses[0]) if misses.size else len(rates)
+            if first_miss == 0:
+                continue  # the edge lies below this grid's first rate
+            best[i] = float(rates[first_miss - 1])
+            if first_miss < len(rates):  # else every rate up to the top passes
+                lows[i], highs[i] = rates[first_miss - 1], rates[first_miss]
+                still.append(i)
+        going = still
     return best
 
 

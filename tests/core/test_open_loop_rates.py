@@ -13,7 +13,7 @@ from core import presets
 from core.engine import TRTLLM, VLLM
 from core.lengths import RequestLengths
 from core.open_loop import OpenLoop, OpenLoopModel, capacity_requests_per_s, goodput, open_loop
-from core.open_loop_model import stacked_points
+from core.open_loop_model import goodput_rates, stacked_points
 from core.replica import Replica
 from core.specs import Precision
 
@@ -93,3 +93,24 @@ def test_setups_evaluated_together_are_each_setup_alone() -> None:
                 got, expected = getattr(one, field.name), getattr(alone, field.name)
                 assert got == pytest.approx(expected, rel=1e-12) or (math.isinf(got) and math.isinf(expected))
     assert math.isinf(together[0][2].ttft_p95_s)  # 1.2× capacity: no steady state, in a stacked row too
+
+
+def test_goodput_searches_in_step_find_each_setups_own_rate() -> None:
+    # The plan's search runs every candidate's goodput search in step (`goodput_rates`): each pass of the
+    # setups of one shape in one evaluation. Each rate found is the one its setup finds searched alone
+    # (fresh models on both sides, so no grid's state is shared), at two sets of targets.
+    model, lengths = presets.model("llama-3.1-70b"), RequestLengths(1000, 500)
+    engine = replace(VLLM, max_sequences=256)
+    setups = [
+        Replica(model, Precision(8, 8), presets.gpu("h100-sxm"), 2, engine),
+        Replica(model, Precision(16, 16), presets.gpu("h200"), 4, engine),
+        Replica(model, Precision(8, 8), presets.gpu("b200"), 1, engine),
+        Replica(model, Precision(8, 8), presets.gpu("h100-sxm"), 2, replace(VLLM, max_sequences=40)),
+        Replica(presets.model("llama-3.1-8b"), Precision(16, 16), presets.gpu("l4"), 1, engine),
+    ]
+    for ttft, tpot, percentile in ((1.0, 1 / 30, 0.95), (0.25, 1 / 45, 0.99)):
+        together = goodput_rates([OpenLoopModel.build(r, lengths) for r in setups], ttft, tpot, percentile)
+        alone = [OpenLoopModel.build(r, lengths).goodput_rate_per_s(ttft, tpot, percentile) for r in setups]
+        assert [rate is None for rate in together] == [rate is None for rate in alone]
+        found = [(t, a) for t, a in zip(together, alone, strict=True) if t is not None]
+        assert len(found) >= 3 and all(t == pytest.approx(a, rel=1e-12) for t, a in found)  # most meet them
