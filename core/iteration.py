@@ -112,6 +112,10 @@ class RequestSteps:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_span", np.maximum(np.asarray(self.most_prompts, dtype=float) - 1, 1e-12))
 
+    def last(self) -> RequestSteps:
+        """The last entry alone (1-long arrays): the most others running, where the slots' limit lies."""
+        return self.rows(np.array([-1]))
+
     @classmethod
     def stacked(cls, each: Sequence[RequestSteps], rows: np.ndarray) -> RequestSteps:
         """Several requests' steps over the same entries as one, a row per entry of `rows` (an index into `each`).
@@ -121,6 +125,10 @@ class RequestSteps:
         names = [f.name for f in fields(cls) if f.init]
         shape = np.shape(each[0].decode_s)
         return cls(*(np.stack([np.broadcast_to(getattr(s, n), shape) for s in each])[rows] for n in names))
+
+    def rows(self, which: np.ndarray) -> RequestSteps:
+        """The rows `which` of stacked steps (`stacked`)."""
+        return RequestSteps(*(np.asarray(getattr(self, f.name))[which] for f in fields(self) if f.init))
 
     def _between(self, one: Quantity, most: Quantity, prompts: Quantity) -> Quantity:
         # np.minimum/np.maximum rather than np.clip: the same numbers, a third of the overhead on small arrays.

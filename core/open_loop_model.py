@@ -45,7 +45,7 @@ from core.queueing import (
     prompts_per_iteration,
     wait_quantile_s,
 )
-from core.rate_search import last_passing_rates, root_below
+from core.rate_search import last_passing_rates, root_below, roots_below
 from core.replica import Replica
 
 PERCENTILES = (0.5, 0.9, 0.95, 0.99)
@@ -126,16 +126,15 @@ class OpenLoopModel:
         steps = request_steps(replica, lengths.mean_prompt_tokens, lengths.mean_decode_context_tokens, n, n - 1)
         return cls(replica, lengths, steps, n, c)
 
-    def _at(self, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per rate (rows) and entry (columns): prompts per carrying iteration, TPOT, own prefill."""
-        steps = self.steps
+    def _at(self, rate: np.ndarray, steps: RequestSteps | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per rate (rows) and entry (columns): prompts per carrying iteration, TPOT, own prefill.
+
+        `steps`: other entries than this model's (a few rows of stacked steps), else its own.
+        """
+        steps = self.steps if steps is None else steps
         prompts = prompts_per_iteration(rate * steps.decode_s, steps.most_prompts)
         tpot = steps.decode_s / np.maximum(1 - rate * steps.stall_s(prompts), 1e-12)
         return prompts, tpot, steps.prefill_s(prompts)
-
-    def _service_rates_per_s(self, rate: np.ndarray) -> np.ndarray:
-        _, tpot, prefill = self._at(rate)
-        return np.asarray(self.n / (prefill + self.lengths.mean_output_tokens * tpot))
 
     def slot_limit_upper_per_s(self) -> float:
         """c / (M × decode(c)): even replies with no prefill and no stall free slots no faster."""
@@ -143,9 +142,10 @@ class OpenLoopModel:
 
     def capacity_per_s(self) -> float:
         """The smaller of the slots' limit (the root of λ − μ(c; λ)) and the prefill's (load = 1); 0 if nothing fits."""
-        if not self.fits:
-            return 0.0
-        slots = root_below(lambda rate: rate - self._service_rates_per_s(rate)[..., -1], self.slot_limit_upper_per_s())
+        return capacities((self,))[0]
+
+    def _prefill_bound(self, slots: float) -> float:
+        """The capacity given the slots' limit: it, unless the prefill saturates first (load = 1 below it)."""
         if self._state(np.array([slots * (1 - 1e-9)])).prefill_load[0] < 1:
             return slots
         return root_below(lambda rate: self._state(rate).prefill_load - 1, slots)
@@ -304,6 +304,37 @@ class OpenLoopModel:
         bound (≥ it), so that setups compared with one another search the same rates.
         """
         return goodput_rates((self,), ttft_target_s, tpot_target_s, percentile, highest)[0]
+
+
+def capacities(models: Sequence[OpenLoopModel]) -> list[float]:
+    """Each model's `capacity_per_s`: the slots' roots of models with the same lengths found in step.
+
+    The slots' limit needs μ(c) alone, the last entry of each model's steps (`RequestSteps.last`):
+    one row per model, every Illinois step of every model in one evaluation (`roots_below`).
+    """
+    found = [0.0] * len(models)
+    groups: dict[RequestLengths, list[int]] = {}
+    for i, model in enumerate(models):
+        if model.fits:
+            groups.setdefault(model.lengths, []).append(i)
+    for members in groups.values():
+        limits = _slots_limits([models[i] for i in members])
+        for i, slots in zip(members, limits, strict=True):
+            found[i] = models[i]._prefill_bound(slots)
+    return found
+
+
+def _slots_limits(models: list[OpenLoopModel]) -> list[float]:
+    """Each model's slots' limit, the root of λ − μ(c; λ), for models of one lengths: Illinois in step."""
+    last = RequestSteps.stacked([model.steps.last() for model in models], np.arange(len(models)))
+    slots = np.array([model.n[-1] for model in models])
+    first, replies = models[0], models[0].lengths.mean_output_tokens
+
+    def excess(rates: np.ndarray, which: np.ndarray) -> np.ndarray:
+        _, tpot, prefill = first._at(rates[:, None], last.rows(which))
+        return np.asarray(rates - slots[which] / (prefill + replies * tpot)[:, 0])
+
+    return roots_below(excess, [model.slot_limit_upper_per_s() for model in models])
 
 
 def goodput_rates(

@@ -14,6 +14,7 @@ for any targets from them (a change of TTFT or tokens/s target searches rates on
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -23,6 +24,7 @@ from core.closed_loop import ClosedLoop, closed_loop
 from core.lengths import RequestLengths
 from core.memory import kv_cache_bytes, weight_bytes
 from core.open_loop import OpenLoopModel
+from core.open_loop_model import capacities
 from core.plan_options import Frontier, Option, Problem
 from core.plan_spec import Plan
 from core.precision import Precision
@@ -69,13 +71,7 @@ class Capability:
         never pays for one, and a search at other targets reuses what an earlier one built.
         Two sessions asking at once may both build it; the results are equal.
         """
-        if self._built is None:
-            if self.replica is None or self.lengths is None:
-                raise ValueError(f"{self.option.setup.gpu.name} has no open loop: it is not sized")
-            model = OpenLoopModel.build(self.replica, self.lengths)
-            object.__setattr__(self, "_built", (model, model.capacity_per_s()))
-        assert self._built is not None
-        return self._built
+        return open_loops((self,))[0]
 
     @property
     def frontier(self) -> Frontier | None:
@@ -92,6 +88,18 @@ class Capability:
             setup = self.option.setup
             object.__setattr__(self, "_frontier", frontier_of(setup, closed, setup.gpu.price_usd_per_hour))
         return self._frontier
+
+
+def open_loops(capable: Sequence[Capability]) -> list[tuple[OpenLoopModel, float]]:
+    """Each capability's `open_loop`, those not yet built built now, their capacities found in step (`capacities`)."""
+    missing = [c for c in capable if c._built is None]
+    for c in missing:
+        if c.replica is None or c.lengths is None:
+            raise ValueError(f"{c.option.setup.gpu.name} has no open loop: it is not sized")
+    models = [OpenLoopModel.build(c.replica, c.lengths) for c in missing if c.replica and c.lengths]
+    for c, model, capacity in zip(missing, models, capacities(models), strict=True):
+        object.__setattr__(c, "_built", (model, capacity))
+    return [c._built for c in capable if c._built is not None]
 
 
 @dataclass(frozen=True, slots=True)

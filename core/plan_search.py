@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from core.lengths import RequestLengths
 from core.open_loop import OpenLoopModel
 from core.open_loop_model import goodput_rates
-from core.plan_capability import FLEET_FIELDS, Capabilities, Capability, capabilities, without
+from core.plan_capability import FLEET_FIELDS, Capabilities, Capability, capabilities, open_loops, without
 from core.plan_options import Option, Problem
 from core.plan_spec import Plan
 from core.rate_search import TRICKLE
@@ -91,7 +91,7 @@ def _every_searched(spec: Plan, capable: tuple[Capability, ...]) -> tuple[Search
     """Every candidate against the targets; the goodput searches of all that need one in step (`goodput_rates`)."""
     found = [_screened(spec, capability) for capability in capable]
     pending = [i for i, searched in enumerate(found) if searched is None]
-    built = [capable[i].open_loop for i in pending]
+    built = open_loops([capable[i] for i in pending])
     rates = goodput_rates([model for model, _ in built], spec.ttft_target_s, spec.tpot_target_s, spec.ttft_quantile)
     for i, (model, capacity), goodput in zip(pending, built, rates, strict=True):
         option, capability = capable[i].option, capable[i]

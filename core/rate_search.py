@@ -26,25 +26,39 @@ def root_below(excess: Callable[[np.ndarray], np.ndarray], high: float, low: flo
     when the bracket is 1e-13 of `high` wide; returns the bracket's lower end. Example:
     excess(λ) = λ − 2 on (0, 10) → 2 (to 1e-12), in about seven steps.
     """
-    f_high = float(excess(np.array([high]))[0])
-    if f_high <= 0:
-        return high
-    f_low = float(excess(np.array([max(low, high * 1e-12)]))[0])  # at 0 a queue would take log(0)
-    moved = 0  # which end the last step replaced: -1 low, +1 high
+    return roots_below(lambda rates, _: excess(rates), (high,), (low,))[0]
+
+
+def roots_below(
+    excess: Callable[[np.ndarray, np.ndarray], np.ndarray], highs: Sequence[float], lows: Sequence[float] | None = None
+) -> list[float]:
+    """`root_below` for many functions in step: `excess(rates, which)` is function which[i] at rates[i].
+
+    Every search takes the steps it would take alone (the same arithmetic, element by element),
+    so one call per step evaluates them all (`open_loop_model.capacities`).
+    """
+    high = np.array(highs, dtype=float)
+    low = np.zeros_like(high) if lows is None else np.array(lows, dtype=float)
+    everyone = np.arange(len(high))
+    f_high = np.asarray(excess(high, everyone), dtype=float)
+    at_top = f_high <= 0
+    f_low = np.asarray(excess(np.maximum(low, high * 1e-12), everyone), dtype=float)  # at 0 a queue takes log(0)
+    moved = np.zeros(len(high))  # which end the last step replaced: -1 low, +1 high
     for _ in range(ROOT_STEPS):
-        if high - low <= 1e-13 * high:
+        going = np.flatnonzero(~at_top & (high - low > 1e-13 * high))
+        if not going.size:
             break
-        guess = (low * f_high - high * f_low) / (f_high - f_low)
-        if not low < guess < high:
-            guess = (low + high) / 2
-        f_guess = float(excess(np.array([guess]))[0])
-        if f_guess < 0:
-            low, f_low, f_high = guess, f_guess, f_high / 2 if moved == -1 else f_high
-            moved = -1
-        else:
-            high, f_high, f_low = guess, f_guess, f_low / 2 if moved == 1 else f_low
-            moved = 1
-    return low
+        lo, hi, f_lo, f_hi = low[going], high[going], f_low[going], f_high[going]
+        guess = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
+        guess = np.where((lo < guess) & (guess < hi), guess, (lo + hi) / 2)
+        f_guess = np.asarray(excess(guess, going), dtype=float)
+        below, last = f_guess < 0, moved[going]
+        low[going] = np.where(below, guess, lo)
+        f_low[going] = np.where(below, f_guess, np.where(last == 1, f_lo / 2, f_lo))
+        high[going] = np.where(below, hi, guess)
+        f_high[going] = np.where(below, np.where(last == -1, f_hi / 2, f_hi), f_guess)
+        moved[going] = np.where(below, -1, 1)
+    return [float(h) if top else float(lo) for top, h, lo in zip(at_top, high, low, strict=True)]
 
 
 def last_passing_rate(passes: Callable[[np.ndarray], np.ndarray], top: float) -> float | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.rate_search import last_passing_rate, root_below
+from core.rate_search import last_passing_rate, last_passing_rates, root_below, roots_below
 
 
 def test_the_root_of_a_line_and_of_a_wall() -> None:
@@ -29,3 +29,27 @@ def test_a_looser_check_never_returns_less() -> None:
     edges = np.linspace(0.01, 9.9, 300)
     found = [last_passing_rate(lambda rates, e=e: rates <= e, 10.0) for e in edges]
     assert all(b >= a for a, b in zip(found, found[1:], strict=False))
+
+
+def test_searches_in_step_each_find_what_they_find_alone() -> None:
+    # Many searches walked together (one call per step or pass for all of them) take each its own steps:
+    # roots of λ − e and of a wall at e, and last passing rates of λ ≤ e, equal each searched by itself,
+    # exactly, whatever the others do (one stops at once, one passes everywhere, one never).
+    edges = [0.5, 2.0, 7.3, 20.0]
+    lines = roots_below(lambda rates, which: rates - np.array(edges)[which], [10.0] * len(edges))
+    assert lines == [root_below(lambda rate, e=e: rate - e, 10.0) for e in edges]
+    assert lines[:3] == pytest.approx(edges[:3], rel=1e-12) and lines[3] == 10.0
+
+    def walls(rates: np.ndarray, which: np.ndarray) -> np.ndarray:
+        e = np.array(edges)[which]
+        return 1 / np.maximum(e + 1 - rates, 1e-300) - 1
+
+    assert roots_below(walls, [e + 0.999999 for e in edges]) == [
+        root_below(lambda rate, e=e: 1 / np.maximum(e + 1 - rate, 1e-300) - 1, e + 0.999999) for e in edges
+    ]
+    checks = [*edges, -1.0]
+    together = last_passing_rates(
+        lambda which, grids: [grid <= checks[i] for i, grid in zip(which, grids, strict=True)], [10.0] * len(checks)
+    )
+    assert together == [last_passing_rate(lambda rates, e=e: rates <= e, 10.0) for e in checks]
+    assert together[3] == 10.0 and together[4] is None
