@@ -154,7 +154,7 @@ def cached_search(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> Se
 
 @st.cache_resource(max_entries=32, hash_funcs=_HASH, show_spinner=False)
 def cached_plan(scenario: Scenario, spec: Plan, lengths: RequestLengths) -> CapacityPlan:
-    """The plan for this traffic: the cached search, sized and billed (one open-loop evaluation per candidate).
+    """The plan for this traffic: the cached search, sized and billed (one stacked open-loop pass for the candidates).
 
     A resource cache: the result is frozen, so one copy serves everyone.
     """

@@ -49,7 +49,9 @@ def thin(*arrays: Numbers, max_points: int = MAX_POINTS) -> tuple[np.ndarray, ..
 def figure(traces: list[Trace], height: int, **layout: Any) -> go.Figure:
     """One Figure from plain dicts; `layout` overrides the shared defaults."""
     base = {"height": height, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "legend": LEGEND}
-    spec = {"data": traces, "layout": {**base, "paper_bgcolor": CLEAR, "plot_bgcolor": CLEAR, **layout}}
+    # An empty list (no shapes, no annotations) is left out, as validation would: the same JSON either way.
+    given = {key: value for key, value in layout.items() if not (isinstance(value, list) and not value)}
+    spec = {"data": traces, "layout": {**base, "paper_bgcolor": CLEAR, "plot_bgcolor": CLEAR, **given}}
     return go.Figure(spec, _validate=VALIDATE)
 
 

@@ -48,7 +48,7 @@ class PagePlan:
     url_path: str  # st.Page's url path; "" is the default page
     query: str  # the link every session opens (a scenario)
     input_label: str  # a number input changed on every rerun
-    input_key: str  # the URL key (Scenario.to_flat) that input sets
+    input_key: str  # the URL key that input sets (a Scenario.to_flat key, or a page input's: scenario_input)
     values: tuple[int, int]  # new values are drawn from this range (inclusive)
     headline_label: str  # a metric checked after every run
     headline: Callable[[Scenario], str]  # that metric's text for a scenario

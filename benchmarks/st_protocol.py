@@ -324,5 +324,6 @@ class Session:
                 self.cache.script_finished()
                 run.status = FINISHED.get(msg.script_finished, str(msg.script_finished))
                 if run.status == "FINISHED_EARLY_FOR_RERUN":
-                    continue  # st.rerun() (the app cleaning a link): the server runs again at once, as a tab sees
+                    run.elements.clear()  # st.rerun() (the app cleaning a link): the page is drawn again at once
+                    continue
                 return

@@ -111,8 +111,8 @@ def mean_reply_cost_usd(
     long-prompt tiers bills each request by its own prompt: the mean over 64 equal-probability
     prompt lengths (each rounded to a whole token), so a threshold inside the range is paid by
     the share of prompts above it. Cached and cache-write tokens come off the prompt first
-    (never more than it). Example: flat $1 / $2 per million, 900 ± 100 prompt tokens, 500 ± 50
-    out → 900 × 1e-6 + 500 × 2e-6 = $0.0019.
+    (never more than the shortest prompt). Example: flat $1 / $2 per million, nominal 1,000 in and
+    500 out at 80-100 % (means 900 and 450) → 900 × 1e-6 + 450 × 2e-6 = $0.0018.
     """
     prompt, output = lengths.mean_prompt_tokens, lengths.mean_output_tokens
     cached = min(cached_tokens, lengths.prompt_tokens_quantile(0))

@@ -6,7 +6,7 @@ bits of weights, KV cache and maths, one GPU's datasheet numbers, the GPU count,
 engine and how it was driven (`harness`: through an API server, or in-process), the
 static batch and lengths, one metric and its value, the publication date and the source.
 
-Three files, split by source (never by row) before any error was computed:
+Four files, split by source (never by row); the first three before any error was computed:
 `measurements_fit.csv` (the engines' costs are fitted on these), `measurements_validation.csv`
 (never fitted; used to choose the model's structure and to size the likely ranges) and
 `measurements_test.csv` (looked at once, at the end). A fourth, `measurements_fresh.csv`, was

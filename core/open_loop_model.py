@@ -52,6 +52,8 @@ PERCENTILES = (0.5, 0.9, 0.95, 0.99)
 # Goodput-search grids whose states a model keeps: 1 first pass, 15 second passes and 225 third
 # passes could be met; the first few searches' fill it (~45 KB a model at most).
 GRIDS_KEPT = 32
+# Rows × slots of one stacked evaluation (`_stackable`): 2 MB per array, ~40 MB for a pass's temporaries.
+STACKED_ENTRIES = 2**18
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +172,7 @@ class OpenLoopModel:
         weights[:, -1] += self.n[-1] * beyond
         carry = steps.chunks * steps.mixed_s(prompts)
         return _State(
-            idle=admitted[:, 0],
+            idle=admitted[:, 0].copy(),  # not a view: a kept grid state must not hold the (K, c) array
             full=full,
             slot_ratio=slot_ratio,
             slot_wait_s=slot_wait,
@@ -178,12 +180,13 @@ class OpenLoopModel:
             prefill_load=rates * np.sum(admitted * (carry / prompts), axis=1),
             carry_s=np.sum(admitted * carry, axis=1),
             tpot_s=np.sum(weights * tpot, axis=1) / weights.sum(axis=1),
-            decode_s=_row_dot(pi[:, 1:], steps.decode_s) + beyond * steps.decode_s[..., -1],
+            # A row sum, not `@`: the same bits for a row whatever other rows are stacked with it.
+            decode_s=np.sum(pi[:, 1:] * steps.decode_s, axis=-1) + beyond * steps.decode_s[..., -1],
             others=admitted @ (self.n - 1),
         )
 
     def _stack_key(self) -> tuple[object, ...] | None:
-        """What setups evaluated in one pass must share (`stacked_points`); None: evaluate alone."""
+        """What setups evaluated in one pass must share (`stacked_points`, `goodput_rates`); None: alone."""
         if self.lengths.low_fraction != 1 or not self.fits:
             return None
         engine = self.replica.engine
@@ -193,7 +196,7 @@ class OpenLoopModel:
     def _grid_state(self, rates: np.ndarray) -> _State:
         """`_state(rates)`, kept for the next search: the rates are one of the goodput search's grids.
 
-        The grids depend on this setup alone (`rate_search.last_passing_rate` from its slots'
+        The grids depend on this setup alone (`rate_search.last_passing_rates` from its slots'
         bound), so a search at new targets evaluates only the grids it has not met: after the
         first, its first pass and usually its second are here. The state is (K,) arrays, about
         1.4 KB a grid; at most GRIDS_KEPT are kept (the last pass's grids are the many). Two
@@ -288,7 +291,11 @@ class OpenLoopModel:
 
     def meets(self, rates: np.ndarray, ttft_target_s: float, tpot_target_s: float, percentile: float) -> np.ndarray:
         """Whether TTFT at `percentile` and the mean TPOT meet their targets at each of `rates`."""
-        state = self._grid_state(rates)
+        return self._meets_state(rates, self._state(rates), ttft_target_s, tpot_target_s, percentile)
+
+    def _meets_state(
+        self, rates: np.ndarray, state: _State, ttft_target_s: float, tpot_target_s: float, percentile: float
+    ) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             (ttft,), _, _ = self._ttfts(rates, state, (percentile,))
         return np.asarray(state.steady & (ttft <= ttft_target_s) & (state.tpot_s <= tpot_target_s))
@@ -298,7 +305,7 @@ class OpenLoopModel:
     ) -> float | None:
         """The largest λ meeting both targets; None when even a trickle misses one.
 
-        Both latencies grow with λ: `rate_search.last_passing_rate` up to the slots' upper
+        Both latencies grow with λ: `rate_search.last_passing_rates` up to the slots' upper
         bound lands within 0.41 % below the edge, on a rate evaluated and meeting both; looser
         targets never return a lower rate. `highest`: the grids' top instead of this setup's
         bound (≥ it), so that setups compared with one another search the same rates.
@@ -365,15 +372,13 @@ def _meets_together(
 ) -> list[np.ndarray]:
     """Each (model, rates)'s `meets`: the grids of setups of one shape in one `_state` and one `_ttfts`."""
     met: list[np.ndarray | None] = [None] * len(asked)
-    groups: dict[object, list[int]] = {}
-    for i, (model, _) in enumerate(asked):
-        groups.setdefault(model._stack_key() or ("alone", i), []).append(i)
-    for members in groups.values():
+    for members in _stackable([(model, len(rates)) for model, rates in asked]):
         first = asked[members[0]][0]
-        if len(members) == 1 or first._stack_key() is None:
-            for i in members:
-                model, rates = asked[i]
-                met[i] = model.meets(rates, ttft_target_s, tpot_target_s, percentile)
+        if len(members) == 1:
+            model, rates = asked[members[0]]
+            met[members[0]] = model._meets_state(
+                rates, model._grid_state(rates), ttft_target_s, tpot_target_s, percentile
+            )
             continue
         states = [asked[i][0]._grids.get(asked[i][1].tobytes()) for i in members]
         missing = [j for j, state in enumerate(states) if state is None]
@@ -391,9 +396,7 @@ def _meets_together(
                 start += count
         rates = np.concatenate([asked[i][1] for i in members])
         state = _joined([s for s in states if s is not None])
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            (ttft,), _, _ = first._ttfts(rates, state, (percentile,))
-        passing = np.asarray(state.steady & (ttft <= ttft_target_s) & (state.tpot_s <= tpot_target_s))
+        passing = first._meets_state(rates, state, ttft_target_s, tpot_target_s, percentile)
         start = 0
         for i in members:
             count = len(asked[i][1])
@@ -402,8 +405,31 @@ def _meets_together(
     return [m for m in met if m is not None]
 
 
+def _stackable(asked: list[tuple[OpenLoopModel, int]]) -> list[list[int]]:
+    """The indices of `asked` (model, rows) in groups to evaluate together: one shape (`_stack_key`) each,
+    at most STACKED_ENTRIES rows × slots per group, so that a pass over many setups with thousands of
+    slots stays a few MB per array (a setup that cannot be stacked is a group of its own)."""
+    shapes: dict[object, list[int]] = {}
+    for i, (model, _) in enumerate(asked):
+        shapes.setdefault(model._stack_key() or ("alone", i), []).append(i)
+    groups = []
+    for members in shapes.values():
+        width = max(len(asked[members[0]][0].n), 1)
+        group: list[int] = []
+        rows = 0
+        for i in members:
+            if group and (rows + asked[i][1]) * width > STACKED_ENTRIES:
+                groups.append(group)
+                group, rows = [], 0
+            group.append(i)
+            rows += asked[i][1]
+        groups.append(group)
+    return groups
+
+
 def _sliced(state: _State, start: int, stop: int) -> _State:
-    return _State(**{f.name: getattr(state, f.name)[start:stop] for f in fields(_State)})
+    """Rows start..stop, copied: a kept state must not hold the whole stacked pass."""
+    return _State(**{f.name: getattr(state, f.name)[start:stop].copy() for f in fields(_State)})
 
 
 def _joined(states: list[_State]) -> _State:
@@ -422,11 +448,8 @@ def stacked_points(
     Varied lengths (whose prompt quantiles need each setup's replica) are evaluated one by one.
     """
     found: list[tuple[OpenLoop, ...] | None] = [None] * len(asked)
-    groups: dict[object, list[int]] = {}
-    for i, (model, _, _) in enumerate(asked):
-        groups.setdefault(model._stack_key() or i, []).append(i)
-    for members in groups.values():
-        if len(members) == 1 or asked[members[0]][0]._stack_key() is None:
+    for members in _stackable([(model, len(rates)) for model, rates, _ in asked]):
+        if len(members) == 1:
             for i in members:
                 alone, its_rates, its_capacity = asked[i]
                 found[i] = alone.points(its_rates, its_capacity)
@@ -446,11 +469,6 @@ def stacked_points(
             found[i] = tuple(_row(evaluated, r) for r in range(start, start + count))
             start += count
     return [points for points in found if points is not None]
-
-
-def _row_dot(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Each row of `weights` · `values`: one vector for every row, or (stacked setups) a row of its own."""
-    return np.asarray(weights @ values if np.ndim(values) == 1 else np.einsum("rc,rc->r", weights, values))
 
 
 def _row(evaluated: OpenLoop, i: int) -> OpenLoop:

@@ -64,16 +64,6 @@ class Capability:
     _frontier: Frontier | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
-    def open_loop(self) -> tuple[OpenLoopModel, float]:
-        """The replica's open loop and its capacity (the largest rate with a steady state).
-
-        Built on first use and kept: a candidate too slow for this search's tokens/s target
-        never pays for one, and a search at other targets reuses what an earlier one built.
-        Two sessions asking at once may both build it; the results are equal.
-        """
-        return open_loops((self,))[0]
-
-    @property
     def frontier(self) -> Frontier | None:
         """The closed loop over the concurrency grid, at the on-demand price; None if nothing fits.
 
@@ -83,7 +73,8 @@ class Capability:
         if self.option.frontier is not None or self.grid_replica is None or self.lengths is None:
             return self.option.frontier
         if self._frontier is None:
-            cap = self.option.max_running_per_replica or 1
+            cap = self.option.max_running_per_replica
+            assert cap is not None  # set with grid_replica, whenever one request fits
             closed = closed_loop(self.grid_replica, self.lengths, concurrency_grid(cap))
             setup = self.option.setup
             object.__setattr__(self, "_frontier", frontier_of(setup, closed, setup.gpu.price_usd_per_hour))
@@ -91,7 +82,13 @@ class Capability:
 
 
 def open_loops(capable: Sequence[Capability]) -> list[tuple[OpenLoopModel, float]]:
-    """Each capability's `open_loop`, those not yet built built now, their capacities found in step (`capacities`)."""
+    """Each capability's (open loop, capacity): built on first use and kept, those missing built together.
+
+    A candidate too slow for a search's tokens/s target never pays for one, and a search at
+    other targets reuses what an earlier one built; the capacities are found in step
+    (`open_loop_model.capacities`). Two sessions asking at once may both build one; the results
+    are equal. ValueError for a candidate without a replica (no price: nothing to size).
+    """
     missing = [c for c in capable if c._built is None]
     for c in missing:
         if c.replica is None or c.lengths is None:

@@ -4,12 +4,13 @@ From the candidates' capabilities (`core.plan_capability`): a lone request alrea
 the tokens/s target → "too slow to stream"; a GPU without a price → "no price"; else the
 open loop's goodput — the largest Poisson arrival rate per replica at which TTFT at the plan's
 percentile (queue included) and the mean TPOT meet the targets — or "misses TTFT" when even a
-trickle misses.
+trickle misses. Every candidate's goodput search runs in step with the others'
+(`open_loop_model.goodput_rates`: each pass of the setups of one shape in one evaluation).
 
 None of it depends on replies a day, the peak-to-average ratio, the floor of replicas or the
 GPU discount: a `Search` is made once per model, lengths, targets and candidates, and `core.plan.plan` sizes
-and prices the fleet from it for any traffic (a change of replies a day costs one open-loop
-evaluation per candidate, not a search).
+and prices the fleet from it for any traffic (a change of replies a day costs one stacked
+open-loop pass over the candidates, not a search).
 """
 
 from __future__ import annotations
@@ -96,16 +97,11 @@ def _every_searched(spec: Plan, capable: tuple[Capability, ...]) -> tuple[Search
     for i, (model, capacity), goodput in zip(pending, built, rates, strict=True):
         option, capability = capable[i].option, capable[i]
         if goodput is None:
-            reason = _lone_miss(spec, model)
+            reason = _lone_miss(spec, model, capacity)
             found[i] = Searched(replace(option, problem=Problem.MISSES_TTFT, reason=reason), capability=capability)
         else:
             found[i] = Searched(replace(option, requests_per_s_per_replica=goodput), model, capacity, capability)
     return tuple(searched for searched in found if searched is not None)
-
-
-def _searched(spec: Plan, capability: Capability) -> Searched:
-    """One candidate against the targets: its problem, or its goodput."""
-    return _every_searched(spec, (capability,))[0]
 
 
 def _screened(spec: Plan, capability: Capability) -> Searched | None:
@@ -127,9 +123,9 @@ def _screened(spec: Plan, capability: Capability) -> Searched | None:
     return None
 
 
-def _lone_miss(spec: Plan, model: OpenLoopModel) -> str:
+def _lone_miss(spec: Plan, model: OpenLoopModel, capacity: float) -> str:
     """What a lone request misses at a trickle: the TTFT (its prefill) or, rarely, the mean TPOT."""
-    alone = model.point(TRICKLE * model.slot_limit_upper_per_s())
+    alone = model.point(TRICKLE * model.slot_limit_upper_per_s(), capacity)
     ttft = float(alone.ttft_quantile_field(spec.ttft_quantile))
     if ttft > spec.ttft_target_s:
         return (

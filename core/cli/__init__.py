@@ -118,6 +118,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.cli.reports import presets_text
 
         sys.stdout.write(presets_text())
+    elif args.command == "calibrate" and args.measurements_file is not None:
+        from core.cli.calibration_report import file_text
+
+        if args.sets or args.fit or args.load or args.serving_file is not None:
+            args.subparser.error(
+                "argument --measurements-file: not allowed with --set, --fit, --load or --serving-file"
+            )
+
+        try:
+            text = file_text(args.measurements_file)
+        except ValueError as error:
+            args.subparser.error(f"argument --measurements-file: {str(error)[:160]}")
+        sys.stdout.write(text)
     elif args.command == "calibrate" and args.serving_file is not None:
         from core.cli.load_report import file_calibration_text
 
@@ -125,14 +138,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             text = file_calibration_text(args.serving_file)
         except ValueError as error:
             args.subparser.error(f"argument --serving-file: {str(error)[:160]}")
-        sys.stdout.write(text)
-    elif args.command == "calibrate" and args.measurements_file is not None:
-        from core.cli.calibration_report import file_text
-
-        try:
-            text = file_text(args.measurements_file)
-        except ValueError as error:
-            args.subparser.error(f"argument --measurements-file: {str(error)[:160]}")
         sys.stdout.write(text)
     elif args.command == "calibrate" and args.load:
         from core.cli.load_report import load_calibration_text

@@ -102,7 +102,7 @@ def file_text(path: str) -> str:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"{path} cannot be read ({type(error).__name__})") from None
-    rows = read_measurements(text, path)
+    rows = read_measurements(text, Path(path).name)  # the name, not a long path, leads the error
     header = [
         f"The model against {path}, each row on its engine's profile (engines without one run on `typical`).",
         "Error = (estimated - measured) / measured. Nothing is fitted on this file.",

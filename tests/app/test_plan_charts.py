@@ -93,3 +93,24 @@ def test_the_tables_account_for_every_candidate(result) -> None:
     assert list(csv.columns[:3]) == ["rank", "gpu", "gpu_name"]
     assert csv["rank"].tolist()[: len(ranked)] == list(range(1, len(ranked) + 1))
     assert all(math.isnan(r) for r in csv["rank"].tolist()[len(ranked) :])
+
+
+@pytest.mark.parametrize("dollars", [False, True])
+def test_the_frontier_unvalidated_is_the_same_chart(result: CapacityPlan, dollars: bool, monkeypatch) -> None:
+    # The server builds figures without plotly's validation (app.figures.VALIDATE): the frontier (up to
+    # 16 traces, markers, shapes, an annotation, a log axis in dollars) sends the same JSON either way.
+    # The bill against reply length too (stacked areas, the lesson's scenario).
+    import plotly.io as pio
+
+    from app import bill_charts, figures
+
+    def both(build):  # type: ignore[no-untyped-def]
+        monkeypatch.setattr(figures, "VALIDATE", True)
+        checked = json.loads(pio.to_json(build(), validate=False))
+        monkeypatch.setattr(figures, "VALIDATE", False)
+        return checked, json.loads(pio.to_json(build(), validate=False))
+
+    checked, fast = both(lambda: plan_charts.frontier(result, dollars=dollars))
+    assert checked == fast and len(fast["data"]) >= 4
+    checked, fast = both(lambda: bill_charts.bill_vs_reply_length(Scenario.lesson()))
+    assert checked == fast and fast["data"]

@@ -377,6 +377,13 @@ def test_a_bad_measurements_file_exits_2_naming_the_option(capsys, tmp_path, tex
     assert "--measurements-file" in err and says in err
 
 
+@pytest.mark.parametrize("other", [["--set", "test"], ["--fit"], ["--load"], ["--serving-file", "x.csv"]])
+def test_a_measurements_file_is_judged_alone(capsys, other):
+    # It judges the shipped profiles on the file only: an option it would silently drop is refused.
+    code, out, err = run_cli(capsys, "calibrate", "--measurements-file", "mine.csv", *other)
+    assert code == 2 and out == "" and "not allowed with --set, --fit, --load or --serving-file" in err
+
+
 # --- any argument list: exit 0, or exit 2 with one short line; never an exception ------------------
 
 

@@ -19,9 +19,9 @@ from core.lengths import RequestLengths
 from core.open_loop import OpenLoopModel, open_loop
 from core.open_loop_model import GRIDS_KEPT
 from core.plan import CapacityPlan, frontier, monthly_usd_at, plan
-from core.plan_capability import _capability, capabilities, concurrency_grid
+from core.plan_capability import _capability, capabilities, concurrency_grid, open_loops
 from core.plan_options import Problem
-from core.plan_search import Search, _searched, search
+from core.plan_search import Search, _every_searched, search
 from core.plan_spec import Plan
 from core.replica import Replica
 from core.scenario import Scenario
@@ -387,9 +387,9 @@ def test_no_stage_reads_what_its_cache_key_resets() -> None:
         capable.append(one)
     assert any(c.replica is not None for c in capable) and any(c.option.problem for c in capable)  # both kinds
     for one in capable:
-        assert _searched(SMALL, one).option == _searched(replace(odd, **{
+        assert _every_searched(SMALL, (one,))[0].option == _every_searched(replace(odd, **{
             f: getattr(SMALL, f) for f in ("ttft_target_s", "ttft_percentile", "tokens_per_s_per_user")
-        }), one).option  # fmt: skip
+        }), (one,))[0].option  # fmt: skip
 
 
 def _outcomes(searched: Search) -> list[tuple[object, float]]:
@@ -400,29 +400,39 @@ def _outcomes(searched: Search) -> list[tuple[object, float]]:
 def test_a_search_at_targets_met_before_evaluates_no_state_again(monkeypatch: pytest.MonkeyPatch) -> None:
     # The goodput search's grids depend on the setup alone, so their states are kept with the open loop
     # (`OpenLoopModel._grid_state`): searching the same targets again from the same capabilities computes
-    # no state, a search at new targets computes fewer than afresh, and both equal a fresh search.
+    # no grid, a search at new targets computes fewer rows than the first (the first passes are kept), and
+    # both equal a fresh search. Rows of grids only are counted: the open loops are built beforehand
+    # (their capacities evaluate single rates), and a lone request's miss is one row too.
     lengths = RequestLengths(1000, 500)
     capable = capabilities(scenario(), SMALL, lengths, frontiers=False)
-    computed: list[int] = []
+    open_loops([c for c in capable.candidates if c.replica is not None])
+    rows: list[int] = []
     real = OpenLoopModel._state
 
     def counted(self: OpenLoopModel, rates: np.ndarray):  # type: ignore[no-untyped-def]
-        computed.append(len(rates))
+        if len(rates) > 1:
+            rows.append(len(rates))
         return real(self, rates)
 
     monkeypatch.setattr(OpenLoopModel, "_state", counted)
     first = search(scenario(), SMALL, lengths, capable=capable)
-    fresh_grids = len(computed)
-    assert fresh_grids > 0
+    fresh_rows = sum(rows)
+    searched = sum(c.model is not None or c.option.problem == Problem.MISSES_TTFT for c in first.candidates)
+    assert fresh_rows >= 33 * searched  # at least a first pass (17 rates) and a second (16) each
     again = search(scenario(), SMALL, lengths, capable=capable)
-    assert len(computed) == fresh_grids and _outcomes(again) == _outcomes(first)
+    assert sum(rows) == fresh_rows and _outcomes(again) == _outcomes(first)
     tighter = replace(SMALL, ttft_target_s=0.8, tokens_per_s_per_user=33.0)
     reused = search(scenario(), tighter, lengths, capable=capable)
-    assert 0 < len(computed) - fresh_grids < fresh_grids  # the first passes are kept: only later ones run
+    assert 0 < sum(rows) - fresh_rows <= fresh_rows - 17 * searched  # no first pass computed again
     monkeypatch.setattr(OpenLoopModel, "_state", real)
     assert _outcomes(reused) == _outcomes(search(scenario(), tighter, lengths, frontiers=False))
-    kept = [len(c.model._grids) for c in reused.candidates if c.model is not None]
-    assert kept and max(kept) <= GRIDS_KEPT
+    kept = [c.model._grids for c in reused.candidates if c.model is not None]
+    assert kept and max(len(grids) for grids in kept) <= GRIDS_KEPT
+    # Each kept grid holds its own K-long arrays only (not a view into a (K, slots) or stacked array).
+    for grids in kept:
+        for state in grids.values():
+            assert sum(np.asarray(getattr(state, f)).nbytes for f in state.__slots__) <= 10 * 17 * 8
+            assert all(getattr(state, f).base is None for f in state.__slots__)
 
 
 def test_a_frontier_drawn_on_demand_is_built_once_for_every_plan_from_the_same_capabilities() -> None:
