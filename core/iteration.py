@@ -122,13 +122,19 @@ class RequestSteps:
 
         Arrays of shape (len(rows), entries): many setups' open loops evaluated in one pass.
         """
-        names = [f.name for f in fields(cls) if f.init]
         shape = np.shape(each[0].decode_s)
-        return cls(*(np.stack([np.broadcast_to(getattr(s, n), shape) for s in each])[rows] for n in names))
+
+        def column(name: str) -> np.ndarray:
+            values = [getattr(s, name) for s in each]
+            if any(np.shape(v) != shape for v in values):  # a scalar field (e.g. one chunk for every entry)
+                values = [np.broadcast_to(v, shape) for v in values]
+            return np.asarray(np.stack(values)[rows])
+
+        return cls(*(column(name) for name in _STEP_FIELDS))
 
     def rows(self, which: np.ndarray) -> RequestSteps:
         """The rows `which` of stacked steps (`stacked`)."""
-        return RequestSteps(*(np.asarray(getattr(self, f.name))[which] for f in fields(self) if f.init))
+        return RequestSteps(*(np.asarray(getattr(self, name))[which] for name in _STEP_FIELDS))
 
     def _between(self, one: Quantity, most: Quantity, prompts: Quantity) -> Quantity:
         # np.minimum/np.maximum rather than np.clip: the same numbers, a third of the overhead on small arrays.
@@ -143,6 +149,9 @@ class RequestSteps:
     def stall_s(self, prompts: Quantity = 1.0) -> Quantity:
         """What one other prompt adds to this request's reply: chunks × (mixed − decode) / prompts sharing."""
         return self.chunks * (self.mixed_s(prompts) - self.decode_s) / prompts
+
+
+_STEP_FIELDS = tuple(f.name for f in fields(RequestSteps) if f.init)  # what `stacked` and `rows` copy
 
 
 def prompt_chunks(replica: Replica, prompt_tokens: Quantity, decoding: Quantity) -> Quantity:
