@@ -19,7 +19,9 @@ from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
-from load_pages import PAGES, expected_headline  # benchmarks/ is on sys.path: Streamlit adds the script's folder
+
+# benchmarks/ is on sys.path: Streamlit adds the script's folder.
+from load_pages import PAGES, expected_headline, floor_pages
 
 from core import Scenario
 
@@ -42,7 +44,7 @@ def bare(page: str) -> None:
 
 
 pages = [
-    st.Page(lambda name=name: bare(name), title=plan.title, url_path=plan.url_path or name, default=not plan.url_path)
-    for name, plan in PAGES.items()
+    st.Page(lambda name=name: bare(name), title=PAGES[name].title, url_path=path, default=not PAGES[name].url_path)
+    for path, name in floor_pages().items()
 ]
 st.navigation(pages).run()

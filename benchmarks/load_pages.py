@@ -95,6 +95,18 @@ PAGES: dict[str, PagePlan] = {
 }  # fmt: skip
 
 
+def floor_pages() -> dict[str, str]:
+    """The floor app's pages (benchmarks/floor_app.py): url path → the first row drawing it with a scenario input.
+
+    Several rows may load one page (the Capacity plan, three ways); the floor draws each page once.
+    """
+    pages: dict[str, str] = {}
+    for name, plan in PAGES.items():
+        if plan.scenario_input:
+            pages.setdefault(plan.url_path or name, name)
+    return pages
+
+
 def scenario_of(query: str) -> Scenario:
     """The scenario a link opens, read by core (missing keys take the lesson's defaults)."""
     return Scenario.from_flat(dict(parse_qsl(query, keep_blank_values=True)))

@@ -184,6 +184,14 @@ def test_a_run_the_app_restarts_is_followed_to_its_end() -> None:
     assert run.status == "FINISHED_SUCCESSFULLY" and run.metric_values("The API") == ["$75,000"] and not frames
 
 
+def test_the_floor_draws_each_page_once() -> None:
+    # Three rows load the Capacity plan: the floor app (one st.Page per url path; a repeated path is an
+    # error in st.navigation) draws it once, from the row whose input is a scenario field.
+    pages = load_pages.floor_pages()
+    assert len(set(pages)) == len(pages) and pages["plan"] == "plan" and pages["overview"] == "overview"
+    assert {load_pages.PAGES[name].url_path or name for name in load_pages.PAGES} == set(pages)
+
+
 def test_the_capacity_plans_rows_check_the_apis_bill() -> None:
     # Llama 3.1 70B at 2,000,000 replies a day, 1,000 in and 500 out at the lesson's $0.50 / $1.50:
     # 1,000 × 0.5e-6 + 500 × 1.5e-6 = $0.00125 a reply × 2,000,000 × 30 days = $75,000 a month.
