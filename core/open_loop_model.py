@@ -384,25 +384,35 @@ def _meets_together(
         missing = [j for j, state in enumerate(states) if state is None]
         if missing:
             counts = [len(asked[members[j]][1]) for j in missing]
-            rows = np.repeat(np.arange(len(missing)), counts)
-            steps = RequestSteps.stacked([asked[members[j]][0].steps for j in missing], rows)
-            stack = OpenLoopModel(first.replica, first.lengths, steps, first.n, first.fits)
+            stack, _ = _stack([asked[members[j]][0] for j in missing], counts)
             computed = stack._state(np.concatenate([asked[members[j]][1] for j in missing]))
-            start = 0
-            for j, count in zip(missing, counts, strict=True):
+            for j, (start, stop) in zip(missing, _spans(counts), strict=True):
                 model, rates = asked[members[j]]
-                states[j] = kept = _sliced(computed, start, start + count)
+                states[j] = kept = _sliced(computed, start, stop)
                 model._keep(rates, kept)
-                start += count
         rates = np.concatenate([asked[i][1] for i in members])
         state = _joined([s for s in states if s is not None])
         passing = first._meets_state(rates, state, ttft_target_s, tpot_target_s, percentile)
-        start = 0
-        for i in members:
-            count = len(asked[i][1])
-            met[i] = passing[start : start + count]
-            start += count
+        for i, (start, stop) in zip(members, _spans([len(asked[i][1]) for i in members]), strict=True):
+            met[i] = passing[start:stop]
     return [m for m in met if m is not None]
+
+
+def _stack(models: list[OpenLoopModel], counts: list[int]) -> tuple[OpenLoopModel, np.ndarray]:
+    """Setups of one shape (`_stack_key`) as one model, `counts[i]` rows of models[i]'s steps; and each row's setup.
+
+    Its `_state` and `_evaluate` take one rate per row: every setup's rates in one pass.
+    """
+    rows = np.repeat(np.arange(len(models)), counts)
+    first = models[0]
+    steps = RequestSteps.stacked([model.steps for model in models], rows)
+    return OpenLoopModel(first.replica, first.lengths, steps, first.n, first.fits), rows
+
+
+def _spans(counts: list[int]) -> list[tuple[int, int]]:
+    """The rows each of a stack's setups holds, in order: counts 2, 3 → (0, 2), (2, 5)."""
+    stops = np.cumsum(counts)
+    return [(int(stop - count), int(stop)) for count, stop in zip(counts, stops, strict=True)]
 
 
 def _stackable(asked: list[tuple[OpenLoopModel, int]]) -> list[list[int]]:
@@ -450,24 +460,18 @@ def stacked_points(
     found: list[tuple[OpenLoop, ...] | None] = [None] * len(asked)
     for members in _stackable([(model, len(rates)) for model, rates, _ in asked]):
         if len(members) == 1:
-            for i in members:
-                alone, its_rates, its_capacity = asked[i]
-                found[i] = alone.points(its_rates, its_capacity)
+            alone, its_rates, its_capacity = asked[members[0]]
+            found[members[0]] = alone.points(its_rates, its_capacity)
             continue
         models = [asked[i][0] for i in members]
         counts = [len(asked[i][1]) for i in members]
-        rows = np.repeat(np.arange(len(members)), counts)
-        first = models[0]
-        stack = OpenLoopModel(first.replica, first.lengths, RequestSteps.stacked([m.steps for m in models], rows),
-                              first.n, first.fits)  # fmt: skip
+        stack, rows = _stack(models, counts)
         rates = np.concatenate([np.asarray(asked[i][1], dtype=float) for i in members])
         capacity = np.array([asked[i][2] for i in members])[rows]
         gpus = np.array([m.replica.gpu_count for m in models], dtype=float)[rows]
         evaluated = stack._evaluate(rates, capacity, gpus)
-        start = 0
-        for i, count in zip(members, counts, strict=True):
-            found[i] = tuple(_row(evaluated, r) for r in range(start, start + count))
-            start += count
+        for i, (start, stop) in zip(members, _spans(counts), strict=True):
+            found[i] = tuple(_row(evaluated, r) for r in range(start, stop))
     return [points for points in found if points is not None]
 
 
