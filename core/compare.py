@@ -97,9 +97,7 @@ def _fleet(option: str, scenario: Scenario, spec: Plan) -> Compared:
     engine = scenario.efficiency.label if scenario.efficiency.label != "ideal" else "typical"  # real GPUs
     hosted = replace(scenario, model=model, gpu=gpu, efficiency=efficiency_base(engine, model))
     w = scenario.workload
-    result = plan(
-        hosted, replace(spec, gpu_ids=(gpu_id,)), RequestLengths(w.prompt_tokens, w.output_tokens), frontiers=False
-    )
+    result = plan(hosted, replace(spec, gpu_ids=(gpu_id,)), RequestLengths.of(w), frontiers=False)
     label = f"{model.name} on {gpu.name}, self-hosted"
     best = result.best
     if best is None or best.point is None:

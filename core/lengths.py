@@ -8,9 +8,13 @@ length; `low_fraction = 1` means every request has exactly the nominal lengths.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.specs import MAX_TOKENS
 from core.validation import check_int, check_number
+
+if TYPE_CHECKING:
+    from core.workload import Workload
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +24,11 @@ class RequestLengths:
     prompt_tokens: int
     output_tokens: int
     low_fraction: float = 1.0
+
+    @classmethod
+    def of(cls, workload: Workload, low_fraction: float = 1.0) -> RequestLengths:
+        """A workload's nominal prompt and reply, fixed unless `low_fraction` varies them."""
+        return cls(workload.prompt_tokens, workload.output_tokens, low_fraction)
 
     def __post_init__(self) -> None:
         check_int("prompt_tokens", self.prompt_tokens, 1, MAX_TOKENS)

@@ -57,7 +57,7 @@ class Load(FlatForm):
 
     def lengths(self, workload: Workload) -> RequestLengths:
         """The workload's nominal prompt and reply, varied by `length_low_fraction`."""
-        return RequestLengths(workload.prompt_tokens, workload.output_tokens, self.length_low_fraction)
+        return RequestLengths.of(workload, self.length_low_fraction)
 
 
 def serve(scenario: Scenario, load: Load) -> ClosedLoop | OpenLoop:

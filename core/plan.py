@@ -120,7 +120,7 @@ def plan(
     Example: tests/core/test_plan.py — Llama 3.1 70B at 2,000,000 replies a day.
     """
     workload, pricing = scenario.workload, scenario.pricing
-    lengths = lengths or RequestLengths(workload.prompt_tokens, workload.output_tokens)
+    lengths = lengths or RequestLengths.of(workload)
     if searched is None:
         searched = search(scenario, spec, lengths, frontiers)
     elif not searched.serves(scenario, spec, lengths):

@@ -138,8 +138,7 @@ def capabilities(
     `lengths`: the workload's prompt and reply, fixed unless given. `frontiers=False` skips
     the closed loops over the concurrency grid (`core.plan.frontier` computes one on demand).
     """
-    workload = scenario.workload
-    lengths = lengths or RequestLengths(workload.prompt_tokens, workload.output_tokens)
+    lengths = lengths or RequestLengths.of(scenario.workload)
     bare, kept = without(scenario, spec, FLEET_FIELDS + TARGET_FIELDS)
     found = tuple(_capability(bare, kept, lengths, setup, frontiers) for setup in setups(bare, kept))
     return Capabilities(bare, kept, lengths, found)

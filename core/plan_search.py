@@ -78,8 +78,7 @@ def search(
     for these inputs, whatever their targets (ValueError if for another model, lengths or
     candidates); their frontiers are whatever they were made with (`frontiers` is then unused).
     """
-    workload = scenario.workload
-    lengths = lengths or RequestLengths(workload.prompt_tokens, workload.output_tokens)
+    lengths = lengths or RequestLengths.of(scenario.workload)
     if capable is None:
         capable = capabilities(scenario, spec, lengths, frontiers)
     elif not capable.serves(scenario, spec, lengths):
