@@ -35,6 +35,7 @@ from core.engine import ENGINES, EngineProfile
 from core.lengths import RequestLengths
 from core.replica import Replica
 from core.specs import Precision
+from core.user_files import read_text
 
 FILENAME = "serving_llama-3.1-70b.csv"
 MODEL_ID = "llama-3.1-70b"
@@ -102,11 +103,7 @@ def read_serving_file(path: str | Path) -> tuple[list[ServingMeasurement], Count
     skipped and counted by reason; a malformed row (a missing column, a number that is not
     one) raises ValueError naming its line, as does a file with nothing to model.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: cannot be read ({type(error).__name__})") from None
-    rows, skipped = _read(text, str(path))
+    rows, skipped = _read(read_text(path), str(path))
     if not rows:
         why = "; ".join(f"{reason} ({n} rows)" for reason, n in skipped.most_common(3))
         raise ValueError(f"{path}: no row the load model can represent" + (f": {why}" if why else ""))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from core.cli.load_commands import add_plan_parser, add_serve_parser, run_plan, run_serve
@@ -86,6 +86,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _file_report(args: argparse.Namespace, option: str, report: Callable[[str], str], path: str) -> str:
+    """`report(path)`, or exit 2 with one line naming `option` when the file cannot be read or used."""
+    parser: _Parser = args.subparser
+    try:
+        return report(path)
+    except ValueError as error:
+        parser.error(f"argument {option}: {str(error)[:160]}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -126,19 +135,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "argument --measurements-file: not allowed with --set, --fit, --load or --serving-file"
             )
 
-        try:
-            text = file_text(args.measurements_file)
-        except ValueError as error:
-            args.subparser.error(f"argument --measurements-file: {str(error)[:160]}")
-        sys.stdout.write(text)
+        sys.stdout.write(_file_report(args, "--measurements-file", file_text, args.measurements_file))
     elif args.command == "calibrate" and args.serving_file is not None:
         from core.cli.load_report import file_calibration_text
 
-        try:
-            text = file_calibration_text(args.serving_file)
-        except ValueError as error:
-            args.subparser.error(f"argument --serving-file: {str(error)[:160]}")
-        sys.stdout.write(text)
+        sys.stdout.write(_file_report(args, "--serving-file", file_calibration_text, args.serving_file))
     elif args.command == "calibrate" and args.load:
         from core.cli.load_report import load_calibration_text
 

@@ -97,12 +97,9 @@ def set_lines(title: str, rows: Sequence[Measurement]) -> list[str]:
 def file_text(path: str) -> str:
     """The shipped profiles judged on a file of published measurements (`--measurements-file`): nothing is fitted."""
     from core.measurements import read_measurements
+    from core.user_files import read_text
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path} cannot be read ({type(error).__name__})") from None
-    rows = read_measurements(text, Path(path).name)  # the name, not a long path, leads the error
+    rows = read_measurements(read_text(path), Path(path).name)  # the name, not a long path, leads the error
     header = [
         f"The model against {path}, each row on its engine's profile (engines without one run on `typical`).",
         "Error = (estimated - measured) / measured. Nothing is fitted on this file.",
