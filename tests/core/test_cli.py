@@ -288,13 +288,23 @@ def test_calibrate_load_prints_every_split_per_slice(capsys):
     assert "vllm: MBU 0.73, MFU 0.48" in out
 
 
+def _bundled(name: str) -> str:
+    """A data file shipped in core/data, as text."""
+    return resources.files("core").joinpath("data", name).read_text(encoding="utf-8")
+
+
+def _copied(tmp_path, text: str) -> str:
+    """`text` as a user's own file: its path."""
+    mine = tmp_path / "mine.csv"
+    mine.write_text(text, encoding="utf-8")
+    return str(mine)
+
+
 def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
     # --serving-file: the shipped profiles judged on any file in the bundled schema. On the bundled rows
     # themselves it gives the in-sample line of `calibrate --load` (441 rows, TPOT 7.3 %, TTFT 13.8 %).
-    bundled = resources.files("core").joinpath("data", "serving_llama-3.1-70b.csv").read_text(encoding="utf-8")
-    mine = tmp_path / "mine.csv"
-    mine.write_text(bundled, encoding="utf-8")
-    code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(mine))
+    bundled = _bundled("serving_llama-3.1-70b.csv")
+    code, out, _ = run_cli(capsys, "calibrate", "--serving-file", _copied(tmp_path, bundled))
     assert code == 0 and "against 441 measured points" in out and "nothing is fitted on this file" in out
     assert "  all          all              441        7.3%       13.8%" in out
     # Another preset model, named as people write it, on a GPU given by its preset id: read, and sliced by model.
@@ -342,10 +352,9 @@ def test_a_bad_serving_file_exits_2_naming_the_option_and_the_line(capsys, tmp_p
 def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
     # --measurements-file: the shipped profiles judged on any file in the measurements' schema. The
     # bundled test set through it prints what `--set test` prints for it: 97 rows, 27.8 % overall.
-    bundled = resources.files("core").joinpath("data", "measurements_test.csv").read_text(encoding="utf-8")
-    mine = tmp_path / "mine.csv"
-    mine.write_text(bundled, encoding="utf-8")
-    code, out, _ = run_cli(capsys, "calibrate", "--measurements-file", str(mine))
+    code, out, _ = run_cli(
+        capsys, "calibrate", "--measurements-file", _copied(tmp_path, _bundled("measurements_test.csv"))
+    )
     assert code == 0 and "This file: 97 measurements, 8 sources" in out and "Nothing is fitted on this file" in out
     assert "  all     all                       97        8           27.8%" in out
 
@@ -366,7 +375,7 @@ def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
     ],
 )
 def test_a_bad_measurements_file_exits_2_naming_the_option(capsys, tmp_path, text, says):
-    rows = resources.files("core").joinpath("data", "measurements_test.csv").read_text(encoding="utf-8").splitlines()
+    rows = _bundled("measurements_test.csv").splitlines()
     bad = tmp_path / "bad.csv"
     if isinstance(text, bytes):
         bad.write_bytes(text)

@@ -65,19 +65,23 @@ def test_goodput_is_within_half_a_percent_of_its_edge(setup: str) -> None:
     assert higher is not None and higher == pytest.approx(point.request_rate_per_s, rel=0.01)
 
 
-def test_setups_evaluated_together_are_each_setup_alone() -> None:
-    # A plan evaluates dozens of setups at once (`stacked_points`): rows of every setup's steps in one
-    # pass. Three setups with 256 slots share a pass (different GPUs, precisions, GPU counts, rates
-    # past capacity included), one with other slots and one with varied lengths run alone; every
-    # field of every point equals `points` on that setup by itself.
-    model, lengths = presets.model("llama-3.1-70b"), RequestLengths(1000, 500)
-    engine = replace(VLLM, max_sequences=256)
-    setups = [
+def _stackable_setups() -> list[Replica]:
+    """Llama 3.1 70B under vLLM: three setups with 256 slots (one shape: evaluated together) and one with 40."""
+    model, engine = presets.model("llama-3.1-70b"), replace(VLLM, max_sequences=256)
+    return [
         Replica(model, Precision(8, 8), presets.gpu("h100-sxm"), 2, engine),
         Replica(model, Precision(16, 16), presets.gpu("h200"), 4, engine),
         Replica(model, Precision(8, 8), presets.gpu("b200"), 1, engine),
         Replica(model, Precision(8, 8), presets.gpu("h100-sxm"), 2, replace(VLLM, max_sequences=40)),
     ]
+
+
+def test_setups_evaluated_together_are_each_setup_alone() -> None:
+    # A plan evaluates dozens of setups at once (`stacked_points`): rows of every setup's steps in one
+    # pass. Three setups with 256 slots share a pass (different GPUs, precisions, GPU counts, rates
+    # past capacity included), one with other slots and one with varied lengths run alone; every
+    # field of every point equals `points` on that setup by itself.
+    lengths, setups = RequestLengths(1000, 500), _stackable_setups()
     asked = []
     for replica in setups:
         built = OpenLoopModel.build(replica, lengths)
@@ -99,15 +103,11 @@ def test_goodput_searches_in_step_find_each_setups_own_rate() -> None:
     # The plan's search runs every candidate's goodput search in step (`goodput_rates`): each pass of the
     # setups of one shape in one evaluation. Each rate found is the one its setup finds searched alone
     # (fresh models on both sides, so no grid's state is shared), at two sets of targets.
-    model, lengths = presets.model("llama-3.1-70b"), RequestLengths(1000, 500)
-    engine = replace(VLLM, max_sequences=256)
-    setups = [
-        Replica(model, Precision(8, 8), presets.gpu("h100-sxm"), 2, engine),
-        Replica(model, Precision(16, 16), presets.gpu("h200"), 4, engine),
-        Replica(model, Precision(8, 8), presets.gpu("b200"), 1, engine),
-        Replica(model, Precision(8, 8), presets.gpu("h100-sxm"), 2, replace(VLLM, max_sequences=40)),
-        Replica(presets.model("llama-3.1-8b"), Precision(16, 16), presets.gpu("l4"), 1, engine),
-    ]
+    lengths = RequestLengths(1000, 500)
+    l4 = Replica(
+        presets.model("llama-3.1-8b"), Precision(16, 16), presets.gpu("l4"), 1, replace(VLLM, max_sequences=256)
+    )
+    setups = [*_stackable_setups(), l4]
     for ttft, tpot, percentile in ((1.0, 1 / 30, 0.95), (0.25, 1 / 45, 0.99)):
         together = goodput_rates([OpenLoopModel.build(r, lengths) for r in setups], ttft, tpot, percentile)
         alone = [OpenLoopModel.build(r, lengths).goodput_rate_per_s(ttft, tpot, percentile) for r in setups]
