@@ -103,6 +103,11 @@ def percent(fraction: float) -> str:
     return f"{fraction * 100:.1f}%"
 
 
+def gpu_discount(fraction: float) -> str:
+    """A clause for a sentence about the fleet: ", GPUs 40.0% off on-demand", or nothing without a discount."""
+    return f", GPUs {percent(fraction)} off on-demand" if fraction else ""
+
+
 def count(value: float) -> str:
     return f"{value:,.0f}"
 

@@ -126,5 +126,7 @@ else:
         words = cheapest_words(parts or [], {"API": "The API", "fleet": "renting the plan's fleet"}, axis[0], axis[-1])
         if words:
             st.markdown(plain(words[0].upper() + words[1:], 600))
-        discount = f", GPUs {fmt.percent(result.spec.gpu_discount)} off on-demand" if result.spec.gpu_discount else ""
-        st.caption(f"The fleet is searched on {engine_note}, at the Capacity plan's targets and candidates{discount}.")
+        st.caption(
+            f"The fleet is searched on {engine_note}, at the Capacity plan's targets and candidates"
+            f"{fmt.gpu_discount(result.spec.gpu_discount)}."
+        )

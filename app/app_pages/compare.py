@@ -30,7 +30,7 @@ st.markdown(
     f"{fmt.count(work.prompt_tokens)}-token prompts, {fmt.count(work.output_tokens)}-token replies. A self-hosted option is "
     f"the Capacity plan's cheapest fleet on that GPU at its targets (p{spec.ttft_percentile} TTFT ≤ "
     f"{fmt.duration(spec.ttft_target_s)}, {spec.tokens_per_s_per_user:g} tokens/s per user"
-    + (f", GPUs {fmt.percent(spec.gpu_discount)} off on-demand" if spec.gpu_discount else "")
+    + fmt.gpu_discount(spec.gpu_discount)
     + "); a scenario option is billed and timed as its own Overview."
 )
 if not chosen:
