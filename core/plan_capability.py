@@ -76,8 +76,7 @@ class Capability:
             cap = self.option.max_running_per_replica
             assert cap is not None  # set with grid_replica, whenever one request fits
             closed = closed_loop(self.grid_replica, self.lengths, concurrency_grid(cap))
-            setup = self.option.setup
-            object.__setattr__(self, "_frontier", frontier_of(setup, closed, setup.gpu.price_usd_per_hour))
+            object.__setattr__(self, "_frontier", frontier_of(self.option.setup, closed))
         return self._frontier
 
 
@@ -170,7 +169,7 @@ def _capability(scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: 
     cap = min(fits, spec.max_concurrency)
     # The frontier's closed loops are half a search's time; without them only the lone request is needed.
     closed = closed_loop(replica, lengths, concurrency_grid(cap) if frontiers else np.array([1.0]))
-    frontier = frontier_of(setup, closed, setup.gpu.price_usd_per_hour) if frontiers else None  # on-demand
+    frontier = frontier_of(setup, closed) if frontiers else None
     found = Option(setup, None, "", fits, frontier, max_running_per_replica=cap)
     alone = float(closed.tokens_per_s_per_user[0])
     if setup.gpu.price_usd_per_hour is None:
@@ -201,12 +200,13 @@ def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
     )
 
 
-def frontier_of(setup: Setup, closed: ClosedLoop, price: float | None) -> Frontier:
+def frontier_of(setup: Setup, closed: ClosedLoop) -> Frontier:
     """The closed loop over the grid: InferenceX's axes, and the same in $ per million output tokens.
 
-    `price`: one GPU-hour's price — on-demand in the search (the plan then applies its discount),
-    as the plan bills it (`Plan.gpu_usd_per_hour`) in `core.plan.frontier`; None: no dollars.
+    The dollars at the GPU's on-demand price (the plan applies its discount, `core.plan._billed`);
+    None for a GPU without a price.
     """
+    price = setup.gpu.price_usd_per_hour
     per_gpu = np.asarray(closed.output_tokens_per_s_per_gpu, dtype=float)
     return Frontier(
         concurrency=tuple(int(c) for c in np.asarray(closed.concurrency)),
