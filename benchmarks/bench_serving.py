@@ -15,7 +15,7 @@ import timeit
 import numpy as np
 
 from core import presets
-from core.closed_loop import closed_loop
+from core.closed_loop import closed_loop, closed_loops
 from core.efficiency import efficiency_base
 from core.engine import TRTLLM, VLLM
 from core.lengths import RequestLengths
@@ -36,16 +36,25 @@ def best_of(function, number: int, repeat: int = 7) -> float:
     return min(timeit.repeat(function, number=number, repeat=repeat, timer=time.process_time)) / number
 
 
-def plan_evaluations(lengths: RequestLengths) -> int:
-    """Every GPU preset × TP × precision, the closed loop over the concurrency grid; returns how many fit."""
+def plan_setups() -> list[Replica]:
+    """Every GPU preset × TP × precision for Llama 3.1 70B under vLLM."""
     model = presets.model("llama-3.1-70b")
-    fitting = 0
-    for gpu in (p.gpu for p in presets.gpu_presets().values()):
-        for n in TP_SIZES:
-            for precision in PRECISIONS:
-                result = closed_loop(Replica(model, precision, gpu, n, VLLM), lengths, CONCURRENCY_GRID)
-                fitting += result.max_concurrency_that_fits > 0
-    return fitting
+    return [
+        Replica(model, precision, p.gpu, n, VLLM)
+        for p in presets.gpu_presets().values()
+        for n in TP_SIZES
+        for precision in PRECISIONS
+    ]
+
+
+def plan_evaluations(lengths: RequestLengths, together: bool) -> int:
+    """Each setup's closed loop over the concurrency grid, one by one or in one pass; returns how many fit."""
+    setups = plan_setups()
+    if together:
+        results = closed_loops([(replica, CONCURRENCY_GRID) for replica in setups], lengths)
+    else:
+        results = [closed_loop(replica, lengths, CONCURRENCY_GRID) for replica in setups]
+    return sum(result.max_concurrency_that_fits > 0 for result in results)
 
 
 def main() -> None:
@@ -67,15 +76,17 @@ def main() -> None:
 
     gpus = len(presets.gpu_presets())
     combos = gpus * len(TP_SIZES) * len(PRECISIONS)
-    runs = []
-    for _ in range(5):
-        start = time.process_time()
-        fitting = plan_evaluations(lengths)
-        runs.append(time.process_time() - start)
-    print(
-        f"closed loops of a plan: {gpus} GPUs × {len(TP_SIZES)} TP × {len(PRECISIONS)} precisions × "
-        f"{len(CONCURRENCY_GRID)} concurrencies ({combos} setups, {fitting} fit): {min(runs) * 1e3:8.1f} ms"
-    )
+    for together in (False, True):
+        runs = []
+        for _ in range(5):
+            start = time.process_time()
+            fitting = plan_evaluations(lengths, together)
+            runs.append(time.process_time() - start)
+        print(
+            f"closed loops of a plan ({'in one pass' if together else 'one by one'}): {gpus} GPUs × "
+            f"{len(TP_SIZES)} TP × {len(PRECISIONS)} precisions × {len(CONCURRENCY_GRID)} concurrencies "
+            f"({combos} setups, {fitting} fit): {min(runs) * 1e3:8.1f} ms"
+        )
     whole_plan(lengths)
 
 

@@ -21,12 +21,14 @@ The model is a steady state over the iterations of `core.iteration`, vectorised 
 
 Assumptions: no prefix-cache hits, no speculative decoding, no disaggregated prefill;
 prompts of others arrive spread out (not in lock-step); means, not distributions.
+Many setups at once (a plan's frontiers): `closed_loops`, one pass, the same numbers to the bit.
 At C = 1 with fixed lengths this is `estimate` exactly, plus the engine's per-request path
 on the TTFT (0 for `TYPICAL`), when the prompt fits one chunk (else: one iteration per chunk).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,12 +65,12 @@ class ClosedLoop:
 class _Cycle:
     """One running request's cycle as a function of the throughput X (arrays over C)."""
 
-    def __init__(self, replica: Replica, steps: RequestSteps, running: np.ndarray, output_tokens: float) -> None:
+    def __init__(self, paths: _Paths, steps: RequestSteps, running: np.ndarray, output_tokens: float) -> None:
         self.others = running - 1
         self.busy = np.minimum(self.others, 1.0)  # 0 at C = 1: nobody else keeps the engine busy
         self.share = self.others / running  # of the throughput, the others' arrivals
         self.steps, self.output_tokens = steps, output_tokens
-        self.window = replica.engine.prefill_batch_wait_iterations
+        self.window, self.windowed = paths.window, bool(np.any(paths.window))
         # Mixed and prefill times are linear in the prompts an iteration carries (1..most).
         span = np.maximum(steps.most_prompts - 1, 1e-12)
         self.carry_one_s = steps.chunks * steps.mixed_one_s
@@ -76,7 +78,7 @@ class _Cycle:
         self.stall_one_s = self.carry_one_s - steps.chunks * steps.decode_s
         self.prefill_slope_s = (steps.prefill_most_s - steps.prefill_one_s) / span
         # What no X changes: the server's path in and the iteration already launched.
-        self.fixed_s = replica.machine.request_overhead_s + self.busy * steps.decode_s
+        self.fixed_s = paths.overhead_s + self.busy * steps.decode_s
 
     def tpot_s(self, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """TPOT, and the prompts an iteration carries, at throughput X."""
@@ -95,7 +97,7 @@ class _Cycle:
         carry = self.carry_one_s + self.carry_slope_s * (prompts - 1)
         load = np.minimum(arrivals * carry / prompts, 1 - 1e-12)
         wait = np.minimum(load / (1 - load) * carry / 2, self.others * prefill)
-        if self.window:
+        if self.windowed:  # a window of 0 adds exactly 0 where setups are stacked
             wait = wait + self.busy * batch_wait_iterations(self.window, arrivals * tpot) * tpot
         return np.asarray(self.fixed_s + wait + prefill, dtype=float)
 
@@ -112,10 +114,11 @@ def _solve_rate(cycle: _Cycle) -> np.ndarray:
     """
     running = cycle.others + 1
     lone = cycle.fixed_s + cycle.steps.prefill_one_s + cycle.output_tokens * cycle.steps.decode_s
+    # Alone (C = 1) nothing else arrives, so no term depends on X: Little's law is exact at
+    # once. A plan asks this of every candidate (can it stream fast enough even alone?).
+    alone = np.asarray(running / lone, dtype=float)
     if not np.any(cycle.others):
-        # Alone (C = 1) nothing else arrives, so no term depends on X: Little's law is exact at
-        # once. A plan asks this of every candidate (can it stream fast enough even alone?).
-        return np.asarray(running / lone, dtype=float)
+        return alone
     low, high = np.zeros_like(running), running / lone
     f_low, f_high = -running, cycle.excess(high)
     for _ in range(_BISECTIONS):
@@ -135,7 +138,7 @@ def _solve_rate(cycle: _Cycle) -> np.ndarray:
         f_high = np.where(above, f_guess, f_high / 2)
         high = np.where(above, guess, high)
     weight = np.where(f_high - f_low > 0, -f_low / np.where(f_high > f_low, f_high - f_low, 1.0), 0.0)
-    return np.asarray(low + (high - low) * weight, dtype=float)
+    return np.asarray(np.where(cycle.others == 0, alone, low + (high - low) * weight), dtype=float)
 
 
 def _burst_ttft_s(
@@ -172,63 +175,145 @@ def closed_loop(
     lesson's toy worked in tests/core/test_serving.py (C = 8, fixed lengths).
     """
     scalar = np.ndim(concurrency) == 0
-    c = np.atleast_1d(np.asarray(concurrency, dtype=float))
-    if np.any(c < 1):
-        raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")
-    fits = replica.max_concurrency_that_fits(lengths)
-    running = np.minimum(c, max(fits, 0))
-    if fits == 0:
-        return _nothing_fits(replica, c, scalar)
-    prompt, output = lengths.mean_prompt_tokens, lengths.mean_output_tokens
-    context = lengths.mean_decode_context_tokens
-    # Beside a running request the others decode, except while they wait for their prefill: a
-    # share that matters only when prompts queue (then the decode batch is smaller). Where the
-    # share is below 98 %, the batch b solves b = (R − 1) × share(b) by secant steps
-    # (share falls as b grows: more decodes leave less of the token budget to prompts).
-    others = running - 1
-    decoding, previous, gap_before = others, others, np.zeros_like(others)
-    for _ in range(_BATCH_PASSES):
-        steps = request_steps(replica, prompt, context, decoding + 1, decoding)
-        cycle = _Cycle(replica, steps, running, output)
-        rate = _solve_rate(cycle)
-        tpot, prompts = cycle.tpot_s(rate)
-        running_ttft = cycle.ttft_s(rate, tpot, prompts)
-        share = output * tpot / (running_ttft + output * tpot)
-        gap = others * share - decoding  # ≤ 0: fewer decode than assumed
-        if np.all((share >= 0.98) | (np.abs(gap) <= 1e-3 * np.maximum(others, 1))):
-            break
-        slope = np.where(
-            decoding != previous, (gap - gap_before) / np.where(decoding != previous, decoding - previous, 1), -1.0
-        )
-        step = np.where(slope < 0, -gap / slope, gap)
-        previous, gap_before = decoding, gap
-        decoding = np.where(share >= 0.98, others, np.clip(decoding + step, 0.0, others))
-    rate = running / (running_ttft + output * tpot)  # exactly Little's, whatever the solver's last digit
-    queue_wait = (c - running) / rate
-    ttft = running_ttft + queue_wait
-    if requests_per_slot is not None:
+    (result,) = closed_loops([(replica, concurrency)], lengths)
+    if requests_per_slot is not None and result.max_concurrency_that_fits:
         if requests_per_slot < 1:
             raise ValueError(f"requests_per_slot must be >= 1, got {requests_per_slot!r}")
-        burst = _burst_ttft_s(replica, lengths, running, _lone_prefill_s(replica, lengths))
-        first_wave = (running * burst + (c - running) * ttft) / c
-        ttft = first_wave / requests_per_slot + ttft * (1 - 1 / requests_per_slot)
-    e2e = ttft + output * tpot
-    rate = c / e2e  # Little's law over everyone in flight, waiting or running
+        result = _benchmark_start(replica, lengths, result, requests_per_slot)
+    return _squeezed(result) if scalar else result
+
+
+def closed_loops(asked: Sequence[tuple[Replica, Quantity]], lengths: RequestLengths) -> list[ClosedLoop]:
+    """Each (replica, concurrencies)'s `closed_loop` (arrays), every setup's solve in one pass.
+
+    A plan's frontiers are a closed loop over a grid of ~25 concurrencies for each of dozens
+    of setups: one by one, numpy's per-call overhead on arrays that small is most of the
+    time. Here every setup's entries are one array through Little's law, and each setup takes
+    the batch passes it would take alone (`_steady`), so the numbers are `closed_loop`'s.
+    """
+    found: list[ClosedLoop | None] = [None] * len(asked)
+    live: list[tuple[int, Replica, np.ndarray, np.ndarray, int]] = []
+    for i, (replica, concurrency) in enumerate(asked):
+        c = np.atleast_1d(np.asarray(concurrency, dtype=float))
+        if np.any(c < 1):
+            raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")
+        fits = replica.max_concurrency_that_fits(lengths)
+        if fits == 0:
+            found[i] = _nothing_fits(c)
+        else:
+            live.append((i, replica, c, np.minimum(c, fits), fits))
+    solved = _steady([(replica, running) for _, replica, _, running, _ in live], lengths)
+    prompt, output = lengths.mean_prompt_tokens, lengths.mean_output_tokens
+    for (i, replica, c, running, fits), (tpot, running_ttft) in zip(live, solved, strict=True):
+        rate = running / (running_ttft + output * tpot)  # exactly Little's, whatever the solver's last digit
+        queue_wait = (c - running) / rate
+        ttft = running_ttft + queue_wait
+        e2e = ttft + output * tpot
+        rate = c / e2e  # Little's law over everyone in flight, waiting or running
+        gpus = replica.gpu_count
+        found[i] = ClosedLoop(
+            concurrency=c,
+            running=running,
+            max_concurrency_that_fits=fits,
+            ttft_s=ttft,
+            tpot_s=tpot,
+            e2e_s=e2e,
+            queue_wait_s=queue_wait,
+            requests_per_s=rate,
+            tokens_per_s_per_user=1 / tpot,
+            output_tokens_per_s_per_gpu=rate * output / gpus,
+            total_tokens_per_s_per_gpu=rate * (prompt + output) / gpus,
+        )
+    return [result for result in found if result is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Paths:
+    """Per entry, what a setup's engine adds to every TTFT: its server path and its batch-wait window."""
+
+    overhead_s: np.ndarray
+    window: np.ndarray
+
+
+def _steady(asked: list[tuple[Replica, np.ndarray]], lengths: RequestLengths) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each (replica, running)'s (TPOT, TTFT of a running request): the setups' batch passes in step.
+
+    Beside a running request the others decode, except while they wait for their prefill: a
+    share that matters only when prompts queue (then the decode batch is smaller). Where the
+    share is below 98 %, the batch b solves b = (R − 1) × share(b) by secant steps (share falls
+    as b grows: more decodes leave less of the token budget to prompts). A setup stops when all
+    its entries have settled, as it would alone; the others go on.
+    """
+    if not asked:
+        return []
+    prompt, output = lengths.mean_prompt_tokens, lengths.mean_output_tokens
+    context = lengths.mean_decode_context_tokens
+    spans = [slice(start, stop) for start, stop in _spans([len(running) for _, running in asked])]
+    running = np.concatenate([r for _, r in asked])
+    owner = np.repeat(np.arange(len(asked)), [len(r) for _, r in asked])
+    paths = _Paths(
+        overhead_s=np.array([replica.machine.request_overhead_s for replica, _ in asked])[owner],
+        window=np.array([replica.engine.prefill_batch_wait_iterations for replica, _ in asked], dtype=float)[owner],
+    )
+    others = running - 1
+    decoding, previous, gap_before = others.copy(), others.copy(), np.zeros_like(others)
+    tpot, ttft = np.empty_like(running), np.empty_like(running)
+    going = np.arange(len(asked))
+    rows: slice | np.ndarray = slice(None)  # every entry (a view, not a copy) until a setup has settled
+    for _ in range(_BATCH_PASSES):
+        each = [request_steps(asked[j][0], prompt, context, decoding[spans[j]] + 1, decoding[spans[j]]) for j in going]
+        steps = each[0] if len(each) == 1 else RequestSteps.joined(each)
+        cycle = _Cycle(_Paths(paths.overhead_s[rows], paths.window[rows]), steps, running[rows], output)
+        rate = _solve_rate(cycle)
+        tpot[rows], prompts = cycle.tpot_s(rate)
+        ttft[rows] = cycle.ttft_s(rate, tpot[rows], prompts)
+        share = output * tpot[rows] / (ttft[rows] + output * tpot[rows])
+        gap = others[rows] * share - decoding[rows]  # ≤ 0: fewer decode than assumed
+        settled = (share >= 0.98) | (np.abs(gap) <= 1e-3 * np.maximum(others[rows], 1))
+        if np.all(settled):
+            break
+        unsettled = np.bincount(owner[rows], weights=~settled, minlength=len(asked)) > 0
+        keep = unsettled[owner[rows]]  # entries of the setups that go on
+        going = np.flatnonzero(unsettled)
+        rows, share, gap = np.arange(len(running))[rows][keep], share[keep], gap[keep]
+        d, p = decoding[rows], previous[rows]
+        slope = np.where(d != p, (gap - gap_before[rows]) / np.where(d != p, d - p, 1), -1.0)
+        step = np.where(slope < 0, -gap / slope, gap)
+        previous[rows], gap_before[rows] = d, gap
+        decoding[rows] = np.where(share >= 0.98, others[rows], np.clip(d + step, 0.0, others[rows]))
+    return [(tpot[span], ttft[span]) for span in spans]
+
+
+def _spans(counts: list[int]) -> list[tuple[int, int]]:
+    """The entries each of the joined setups holds, in order: counts 2, 3 → (0, 2), (2, 5)."""
+    stops = np.cumsum(counts)
+    return [(int(stop - count), int(stop)) for count, stop in zip(counts, stops, strict=True)]
+
+
+def _benchmark_start(
+    replica: Replica, lengths: RequestLengths, result: ClosedLoop, requests_per_slot: float
+) -> ClosedLoop:
+    """The benchmark's start: n × C requests sent, the first C at once, so 1/n of the TTFTs queue behind a burst."""
+    c, running, output = result.concurrency, result.running, lengths.mean_output_tokens
+    burst = _burst_ttft_s(replica, lengths, running, _lone_prefill_s(replica, lengths))
+    first_wave = (running * burst + (c - running) * result.ttft_s) / c
+    ttft = first_wave / requests_per_slot + result.ttft_s * (1 - 1 / requests_per_slot)
+    e2e = ttft + output * result.tpot_s
+    rate = c / e2e
     gpus = replica.gpu_count
-    result = ClosedLoop(
+    return ClosedLoop(
         concurrency=c,
         running=running,
-        max_concurrency_that_fits=fits,
+        max_concurrency_that_fits=result.max_concurrency_that_fits,
         ttft_s=ttft,
-        tpot_s=tpot,
+        tpot_s=result.tpot_s,
         e2e_s=e2e,
-        queue_wait_s=queue_wait,
+        queue_wait_s=result.queue_wait_s,
         requests_per_s=rate,
-        tokens_per_s_per_user=1 / tpot,
+        tokens_per_s_per_user=result.tokens_per_s_per_user,
         output_tokens_per_s_per_gpu=rate * output / gpus,
-        total_tokens_per_s_per_gpu=rate * (prompt + output) / gpus,
+        total_tokens_per_s_per_gpu=rate * (lengths.mean_prompt_tokens + output) / gpus,
     )
-    return _squeezed(result) if scalar else result
 
 
 def _lone_prefill_s(replica: Replica, lengths: RequestLengths) -> np.ndarray:
@@ -237,10 +322,9 @@ def _lone_prefill_s(replica: Replica, lengths: RequestLengths) -> np.ndarray:
     return np.asarray(steps.prefill_one_s, dtype=float)
 
 
-def _nothing_fits(replica: Replica, c: np.ndarray, scalar: bool) -> ClosedLoop:
+def _nothing_fits(c: np.ndarray) -> ClosedLoop:
     inf, zero = np.full_like(c, np.inf), np.zeros_like(c)
-    result = ClosedLoop(c, zero, 0, inf, inf, inf, inf, zero, zero, zero, zero)
-    return _squeezed(result) if scalar else result
+    return ClosedLoop(c, zero, 0, inf, inf, inf, inf, zero, zero, zero, zero)
 
 
 def _squeezed(result: ClosedLoop) -> ClosedLoop:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from core.candidates import Setup, setups, split_problem
-from core.closed_loop import ClosedLoop, closed_loop
+from core.closed_loop import ClosedLoop, closed_loop, closed_loops
 from core.lengths import RequestLengths
 from core.memory import kv_cache_bytes, weight_bytes
 from core.open_loop import OpenLoopModel
@@ -139,8 +139,7 @@ def capabilities(
     """
     lengths = lengths or RequestLengths.of(scenario.workload)
     bare, kept = without(scenario, spec, FLEET_FIELDS + TARGET_FIELDS)
-    found = tuple(_capability(bare, kept, lengths, setup, frontiers) for setup in setups(bare, kept))
-    return Capabilities(bare, kept, lengths, found)
+    return Capabilities(bare, kept, lengths, _every_capability(bare, kept, lengths, frontiers))
 
 
 def concurrency_grid(cap: int) -> np.ndarray:
@@ -158,25 +157,39 @@ def replica_of(scenario: Scenario, setup: Setup, most: int | None = None) -> Rep
     )
 
 
-def _capability(scenario: Scenario, spec: Plan, lengths: RequestLengths, setup: Setup, frontiers: bool) -> Capability:
-    split = split_problem(scenario.model, setup.gpus_per_replica)
-    if split is not None:
-        return Capability(Option(setup, Problem.CANNOT_SPLIT, split))
-    replica = replica_of(scenario, setup)
-    fits = replica.max_concurrency_that_fits(lengths)
-    if fits == 0:
-        return Capability(Option(setup, Problem.DOES_NOT_FIT, fit_problem(replica, lengths)))
-    cap = min(fits, spec.max_concurrency)
-    # The frontier's closed loops are half a search's time; without them only the lone request is needed.
-    closed = closed_loop(replica, lengths, concurrency_grid(cap) if frontiers else np.array([1.0]))
-    frontier = frontier_of(setup, closed) if frontiers else None
-    found = Option(setup, None, "", fits, frontier, max_running_per_replica=cap)
-    alone = float(closed.tokens_per_s_per_user[0])
-    if setup.gpu.price_usd_per_hour is None:
-        # Nothing to rank it by: the open loop is not spent on it.
-        return Capability(found, alone, lengths=lengths, grid_replica=replica)
-    most = cap if cap < scenario.engine.max_sequences else None
-    return Capability(found, alone, replica_of(scenario, setup, most), lengths, replica)
+def _every_capability(
+    scenario: Scenario, spec: Plan, lengths: RequestLengths, frontiers: bool
+) -> tuple[Capability, ...]:
+    """Each setup's capability, in the setups' order: the closed loops of all that fit in one pass."""
+    found: list[Capability | None] = []
+    fitting: list[tuple[int, Setup, Replica, int]] = []
+    for setup in setups(scenario, spec):
+        split = split_problem(scenario.model, setup.gpus_per_replica)
+        if split is not None:
+            found.append(Capability(Option(setup, Problem.CANNOT_SPLIT, split)))
+            continue
+        replica = replica_of(scenario, setup)
+        fits = replica.max_concurrency_that_fits(lengths)
+        if fits == 0:
+            found.append(Capability(Option(setup, Problem.DOES_NOT_FIT, fit_problem(replica, lengths))))
+        else:
+            fitting.append((len(found), setup, replica, fits))
+            found.append(None)
+    # The frontier's closed loops are most of the time; without them only the lone request is needed.
+    caps = [min(fits, spec.max_concurrency) for *_, fits in fitting]
+    grids = [concurrency_grid(cap) if frontiers else np.array([1.0]) for cap in caps]
+    loops = closed_loops([(replica, grid) for (_, _, replica, _), grid in zip(fitting, grids, strict=True)], lengths)
+    for (i, setup, replica, fits), cap, closed in zip(fitting, caps, loops, strict=True):
+        frontier = frontier_of(setup, closed) if frontiers else None
+        option = Option(setup, None, "", fits, frontier, max_running_per_replica=cap)
+        alone = float(closed.tokens_per_s_per_user[0])
+        if setup.gpu.price_usd_per_hour is None:
+            # Nothing to rank it by: the open loop is not spent on it.
+            found[i] = Capability(option, alone, lengths=lengths, grid_replica=replica)
+        else:
+            most = cap if cap < scenario.engine.max_sequences else None
+            found[i] = Capability(option, alone, replica_of(scenario, setup, most), lengths, replica)
+    return tuple(c for c in found if c is not None)
 
 
 def fit_problem(replica: Replica, lengths: RequestLengths) -> str:

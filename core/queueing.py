@@ -68,7 +68,7 @@ def birth_death_distribution(
     return weights / total, (beyond / total)[..., 0], ratio[..., 0]
 
 
-def batch_wait_iterations(window_iterations: int, arrivals_per_iteration: Quantity) -> Quantity:
+def batch_wait_iterations(window_iterations: Quantity, arrivals_per_iteration: Quantity) -> Quantity:
     """Mean iterations a prompt is held back by a "wait W iterations to batch prefills" rule.
 
     The first prompt after a flush waits the whole window W; the a·W others that arrive
@@ -76,7 +76,7 @@ def batch_wait_iterations(window_iterations: int, arrivals_per_iteration: Quanti
     batch_wait_timeout_iters works this way when the token threshold is not reached.
     Example: W = 20, one arrival every 10 iterations → (20 + 2 × 10) / 3 = 13.3.
     """
-    w = float(window_iterations)
+    w = np.asarray(window_iterations, dtype=float)  # one window, or one per entry (setups stacked)
     batch = arrivals_per_iteration * w
     return (w + batch * w / 2) / (1 + batch)
 

@@ -19,7 +19,7 @@ from core.lengths import RequestLengths
 from core.open_loop import OpenLoopModel, open_loop
 from core.open_loop_model import GRIDS_KEPT
 from core.plan import CapacityPlan, frontier, monthly_usd_at, plan
-from core.plan_capability import _capability, capabilities, concurrency_grid, open_loops
+from core.plan_capability import _every_capability, capabilities, concurrency_grid, open_loops
 from core.plan_options import Problem
 from core.plan_search import Search, _every_searched, search
 from core.plan_spec import Plan
@@ -375,16 +375,15 @@ def test_no_stage_reads_what_its_cache_key_resets() -> None:
     )
     odd = replace(SMALL, peak_to_average=9.0, min_replicas=5, gpu_discount=0.5)
     odder = replace(odd, ttft_target_s=0.1, ttft_percentile=50, tokens_per_s_per_user=99.0)
-    capable = []
-    for setup in setups(here, SMALL):
-        one = _capability(here, SMALL, lengths, setup, frontiers=True)
-        other = _capability(elsewhere, odder, lengths, setup, frontiers=True)
+    capable = _every_capability(here, SMALL, lengths, frontiers=True)
+    others = _every_capability(elsewhere, odder, lengths, frontiers=True)
+    assert len(capable) == len(others) == len(setups(here, SMALL))
+    for one, other in zip(capable, others, strict=True):
         assert (one.option, one.alone_tokens_per_s, one.replica) == (
             other.option,
             other.alone_tokens_per_s,
             other.replica,
         )
-        capable.append(one)
     assert any(c.replica is not None for c in capable) and any(c.option.problem for c in capable)  # both kinds
     for one in capable:
         assert _every_searched(SMALL, (one,))[0].option == _every_searched(replace(odd, **{

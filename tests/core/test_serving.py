@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core import presets
-from core.closed_loop import closed_loop
+from core.closed_loop import ClosedLoop, closed_loop, closed_loops
 from core.engine import TRTLLM, TYPICAL, VLLM, EngineProfile
 from core.estimate import estimate
 from core.iteration import request_steps
@@ -215,6 +215,30 @@ def test_decodes_slow_down_as_others_prefill_beside_them():
     point = closed_loop(r, lengths, 32)
     steps = request_steps(r, 8192.0, lengths.mean_decode_context_tokens, 32.0, 31.0)
     assert point.tpot_s > 1.2 * float(steps.decode_s)
+
+
+def test_closed_loops_in_one_pass_are_each_closed_loop_to_the_bit():
+    # A plan solves dozens of setups' closed loops in one pass. Each must be exactly what it is
+    # alone: elementwise arithmetic, and each setup stops its batch passes when its own entries
+    # settle. Here setups that settle at once (short prompts) sit beside ones driven into prefill
+    # saturation (8k prompts, 128-token replies on 8 × B200: several passes), a mixture of
+    # experts, two engines, and one that does not fit at all (405B in 16-bit on one H100).
+    grid = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512], dtype=float)
+    asked = [
+        (replica(), grid),
+        (replica("llama-3.1-70b", "b200", 8, TRTLLM), grid),
+        (replica("llama-3.1-405b", "h100-sxm", 1, VLLM, FP16), grid[:3]),
+        (replica("mixtral-8x7b", "h100-sxm", 2, VLLM, FP16), grid[:7]),
+        (replica("llama-3.1-8b", "a100-80gb-sxm", 1, TYPICAL, FP16), np.array([3.0])),
+    ]
+    for lengths in (RequestLengths(8192, 128), RequestLengths(1024, 1024, 0.8)):
+        together = closed_loops(asked, lengths)
+        assert len(together) == len(asked)
+        for (r, c), found in zip(asked, together, strict=True):
+            alone = closed_loop(r, lengths, c)
+            for name in ClosedLoop.__slots__:
+                assert np.array_equal(getattr(found, name), getattr(alone, name)), name
+        assert together[2].max_concurrency_that_fits == 0 and np.all(together[2].requests_per_s == 0)
 
 
 def test_bad_concurrency_is_refused():
