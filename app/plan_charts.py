@@ -21,7 +21,7 @@ from app import theme
 from app.figures import axis, figure, line, points
 from core.cli.plan_report import CANDIDATE_KEYS, option_json
 from core.plan import CapacityPlan
-from core.plan import frontier as frontier_of
+from core.plan import frontiers as frontiers_of
 from core.plan_options import Option
 
 MAX_LINES = len(theme.SERIES)
@@ -37,17 +37,17 @@ def shown_options(result: CapacityPlan) -> list[Option]:
     chosen: dict[str, Option] = {}
     for option in result.ranked:
         chosen.setdefault(option.setup.gpu.id, option)
-    for option in result.failures:
+    # The failures of GPUs where nothing ranks: each one's frontier (all in one pass) picks the fastest.
+    unranked = [o for o in result.failures if o.setup.gpu.id not in chosen]
+    for option, found in zip(unranked, frontiers_of(result, unranked), strict=True):
         held = chosen.get(option.setup.gpu.id)
-        if held is not None and held.meets_targets:
+        if found is None:
             continue
-        drawn = replace(option, frontier=frontier_of(result, option))
-        if drawn.frontier is None:
-            continue
-        best = max(drawn.frontier.output_tokens_per_s_per_gpu)
+        best = max(found.output_tokens_per_s_per_gpu)
         if held is None or best > max(held.frontier.output_tokens_per_s_per_gpu):  # type: ignore[union-attr]
-            chosen[option.setup.gpu.id] = drawn
-    return [replace(o, frontier=frontier_of(result, o)) for o in list(chosen.values())[:MAX_LINES]]
+            chosen[option.setup.gpu.id] = replace(option, frontier=found)
+    shown = list(chosen.values())[:MAX_LINES]
+    return [replace(o, frontier=f) for o, f in zip(shown, frontiers_of(result, shown), strict=True)]
 
 
 def _name(option: Option) -> str:

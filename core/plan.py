@@ -35,6 +35,7 @@ ratio, floor or GPU discount, and `search(..., capable=...)` the capabilities fo
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -44,6 +45,7 @@ from core.billing import SECONDS_PER_DAY, mean_reply_cost_usd
 from core.daily_curve import DailyCurve, peak_replicas
 from core.lengths import RequestLengths
 from core.open_loop_model import OpenLoopModel, stacked_points
+from core.plan_capability import Capability, build_frontiers
 from core.plan_options import Frontier, Option
 from core.plan_search import Search, Searched, search
 from core.plan_spec import Plan
@@ -221,8 +223,23 @@ def frontier(result: CapacityPlan, option: Option) -> Frontier | None:
     frontiers need not pay for every candidate's, nor again at new targets or traffic. None
     for a candidate that does not fit (or cannot be split), which has no frontier either way.
     """
+    return frontiers(result, (option,))[0]
+
+
+def frontiers(result: CapacityPlan, options: Sequence[Option]) -> list[Frontier | None]:
+    """`frontier` of each of `options`, those not yet built computed in one pass (`build_frontiers`)."""
+    capable = [_capability(result, option) for option in options]
+    build_frontiers([c for c in capable if c is not None])
+    return [
+        option.frontier if c is None else _billed_frontier(c.frontier, result.spec)
+        for option, c in zip(options, capable, strict=True)
+    ]
+
+
+def _capability(result: CapacityPlan, option: Option) -> Capability | None:
+    """The capability behind an option without a frontier yet; None when the option holds it, or has none."""
     if option.frontier is not None or option.max_running_per_replica is None:
-        return option.frontier
+        return None
     searched = result.search.candidates
     # The same setup object, as the search handed it on (or an equal one, for an option rebuilt elsewhere).
     capability = next((c.capability for c in searched if c.option.setup is option.setup), None) or next(
@@ -230,4 +247,4 @@ def frontier(result: CapacityPlan, option: Option) -> Frontier | None:
     )
     if capability is None:
         raise ValueError(f"option: {option.setup.gpu.name} × {option.setup.gpus_per_replica} is not in this plan")
-    return _billed_frontier(capability.frontier, result.spec)
+    return capability

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from core.candidates import Setup, setups, split_problem
-from core.closed_loop import ClosedLoop, closed_loop, closed_loops
+from core.closed_loop import ClosedLoop, closed_loops
 from core.lengths import RequestLengths
 from core.memory import kv_cache_bytes, weight_bytes
 from core.open_loop import OpenLoopModel
@@ -73,11 +73,25 @@ class Capability:
         if self.option.frontier is not None or self.grid_replica is None or self.lengths is None:
             return self.option.frontier
         if self._frontier is None:
-            cap = self.option.max_running_per_replica
-            assert cap is not None  # set with grid_replica, whenever one request fits
-            closed = closed_loop(self.grid_replica, self.lengths, concurrency_grid(cap))
-            object.__setattr__(self, "_frontier", frontier_of(self.option.setup, closed))
+            build_frontiers((self,))
         return self._frontier
+
+
+def build_frontiers(capable: Sequence[Capability]) -> None:
+    """Build and keep the frontiers of those of `capable` that have none yet: their closed loops in one pass.
+
+    A page draws a few candidates' frontiers, and at targets no candidate meets it looks at every
+    candidate's (to draw each GPU's fastest): one pass (`closed_loops`) rather than one each.
+    """
+    groups: dict[RequestLengths, list[tuple[Capability, Replica, np.ndarray]]] = {}
+    for c in capable:
+        cap = c.option.max_running_per_replica
+        if c.option.frontier is None and c._frontier is None and c.grid_replica and c.lengths and cap:
+            groups.setdefault(c.lengths, []).append((c, c.grid_replica, concurrency_grid(cap)))
+    for lengths, group in groups.items():
+        loops = closed_loops([(replica, grid) for _, replica, grid in group], lengths)
+        for (c, _, _), closed in zip(group, loops, strict=True):
+            object.__setattr__(c, "_frontier", frontier_of(c.option.setup, closed))
 
 
 def open_loops(capable: Sequence[Capability]) -> list[tuple[OpenLoopModel, float]]:

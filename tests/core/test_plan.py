@@ -18,7 +18,7 @@ from core.engine import VLLM
 from core.lengths import RequestLengths
 from core.open_loop import OpenLoopModel, open_loop
 from core.open_loop_model import GRIDS_KEPT
-from core.plan import CapacityPlan, frontier, monthly_usd_at, plan
+from core.plan import CapacityPlan, frontier, frontiers, monthly_usd_at, plan
 from core.plan_capability import _every_capability, capabilities, concurrency_grid, open_loops
 from core.plan_options import Problem
 from core.plan_search import Search, _every_searched, search
@@ -275,6 +275,11 @@ def test_a_plan_without_frontiers_ranks_the_same_and_draws_any_frontier_on_deman
     assert list(lean.options) == strip
     for full, thin in zip(llama70b.options, lean.options, strict=True):
         assert frontier(lean, thin) == full.frontier  # computed now, the same closed loop
+    # Asked for all at once (a page at targets nothing meets looks at every candidate's), they are
+    # built in one pass (`closed_loops`): the same frontiers still.
+    leaner = plan(scenario(), SMALL, RequestLengths(1000, 500, 0.8), frontiers=False)
+    assert frontiers(leaner, leaner.options) == [full.frontier for full in llama70b.options]
+    assert sum(f is not None for f in frontiers(leaner, leaner.options)) > 3
 
 
 def test_one_search_serves_any_traffic(llama70b: CapacityPlan) -> None:
