@@ -23,7 +23,7 @@ disaggregated prefill; means for the step times, distributions only for the wait
 
 `OpenLoopModel` builds the per-slot step times once per setup; every evaluation then takes
 an array of arrival rates (one row each against the slots' columns), so `core.open_loop`
-accepts many rates at once and `goodput` searches a grid of rates a pass at a time.
+accepts many rates at once and `goodput` bisects a grid of rates, every setup's step at once.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ from core.rate_search import last_passing_rates, root_below, roots_below
 from core.replica import Replica
 
 PERCENTILES = (0.5, 0.9, 0.95, 0.99)
-# Goodput-search grids whose states a model keeps: 1 first pass, 15 second passes and 225 third
-# passes could be met; the first few searches' fill it (~45 KB a model at most).
-GRIDS_KEPT = 32
+# Goodput-search rates whose states a model keeps: a search checks about 13 (the trickle, then a
+# bisection of each pass's 16-rate grid), its first steps the same at any target; ~100 B each.
+GRIDS_KEPT = 64
 # Rows × slots of one stacked evaluation (`_stackable`): 2 MB per array, ~40 MB for a pass's temporaries.
 STACKED_ENTRIES = 2**18
 
@@ -194,13 +194,13 @@ class OpenLoopModel:
         return self.fits, self.lengths, overhead, engine.prefill_batch_wait_iterations
 
     def _grid_state(self, rates: np.ndarray) -> _State:
-        """`_state(rates)`, kept for the next search: the rates are one of the goodput search's grids.
+        """`_state(rates)`, kept for the next search: the rates are a step of the goodput search.
 
         The grids depend on this setup alone (`rate_search.last_passing_rates` from its slots'
-        bound), so a search at new targets evaluates only the grids it has not met: after the
-        first, its first pass and usually its second are here. The state is (K,) arrays, about
-        1.4 KB a grid; at most GRIDS_KEPT are kept (the last pass's grids are the many). Two
-        threads may both compute a grid; the results are equal.
+        bound), so a search at new targets evaluates only the rates it has not met: its first
+        steps (the trickle, each grid's middle) are here, and the next while its edge lies near the
+        last search's. The state is (K,) arrays; at most GRIDS_KEPT are kept. Two threads may
+        both compute one; the results are equal.
         """
         state = self._grids.get(rates.tobytes())
         if state is None:

@@ -64,8 +64,9 @@ def roots_below(
 def last_passing_rate(passes: Callable[[np.ndarray], np.ndarray], top: float) -> float | None:
     """The largest rate in (0, top] where `passes` still holds, for a check that fails past one edge.
 
-    Each pass walks a geometric grid of GRID rates (first from 1e-6 × top to top), keeps the
-    rate before the first miss and narrows to the grid step after it: three passes land
+    Each pass lays a geometric grid of GRID rates (first from 1e-6 × top to top), finds its first
+    miss by bisecting the grid (the check fails only past its edge), keeps the rate before it
+    and narrows to the grid step after it: three passes land
     within 0.41 % below the edge. None when even a trickle (1e-9 × top) misses. The grids
     depend on `top` alone, so a looser check never returns a lower rate: a miss can only move
     later. Example: passes = λ ≤ 3.7 with top 10 → 3.69 (3.7 / 1.0041 or closer).
@@ -76,31 +77,41 @@ def last_passing_rate(passes: Callable[[np.ndarray], np.ndarray], top: float) ->
 def last_passing_rates(
     passes: Callable[[list[int], list[np.ndarray]], list[np.ndarray]], tops: Sequence[float]
 ) -> list[float | None]:
-    """`last_passing_rate` for many searches in step: each pass of every search still going in one call.
+    """`last_passing_rate` for many searches in step: each step of every search still going in one call.
 
     `passes(searches, grids)` checks grid i of search searches[i] and returns one boolean array
-    per grid, so a caller can evaluate every search's grid at once (`open_loop_model.goodput_rates`).
-    Each search takes exactly the grids and decisions it would take alone.
+    per grid, so a caller can evaluate every search's rates at once (`open_loop_model.goodput_rates`).
+    The check passes up to an edge and fails past it, so the first miss on a pass's grid is found
+    by bisecting the grid's indices (five checks of one rate, not sixteen): the same rate as a
+    walk along the whole grid, for a fifth of the work. Each search takes exactly the rates and
+    decisions it would take alone.
     """
     lows, highs = [top * LOWEST for top in tops], [float(top) for top in tops]
-    everyone = list(range(len(tops)))
-    first = passes(everyone, [np.concatenate(([top * TRICKLE], _geometric(top * LOWEST, top))) for top in tops])
+    grids = {i: _geometric(lows[i], highs[i]) for i in range(len(tops))}
+    # The trickle first, beside each first grid's middle rate (the first bisection step).
+    middle = GRID // 2
+    first = passes(list(grids), [np.array([top * TRICKLE, grids[i][middle]]) for i, top in enumerate(tops)])
     best: list[float | None] = [top * TRICKLE if checked[0] else None for top, checked in zip(tops, first, strict=True)]
-    going = [i for i in everyone if best[i] is not None]
-    checked = {i: first[i][1:] for i in going}
+    going = [i for i in range(len(tops)) if best[i] is not None]
+    # Per search: the grid's last index known to pass (-1: none yet) and its first known to miss (GRID: none).
+    bracket = {i: (middle, GRID) if first[i][1] else (-1, middle) for i in going}
     for sweep in range(PASSES):
-        if sweep and going:
-            checked = dict(zip(going, passes(going, [_geometric(lows[i], highs[i]) for i in going]), strict=True))
+        if sweep:
+            grids = {i: _geometric(lows[i], highs[i]) for i in going}
+            bracket = {i: (-1, GRID) for i in going}
+        while open_ := [i for i in going if bracket[i][1] - bracket[i][0] > 1]:
+            probes = {i: (bracket[i][0] + bracket[i][1]) // 2 for i in open_}
+            checked = passes(open_, [grids[i][probes[i] : probes[i] + 1] for i in open_])
+            for i, ok in zip(open_, checked, strict=True):
+                bracket[i] = (probes[i], bracket[i][1]) if ok[0] else (bracket[i][0], probes[i])
         still = []
         for i in going:
-            rates = _geometric(lows[i], highs[i])
-            misses = np.flatnonzero(~checked[i])
-            first_miss = int(misses[0]) if misses.size else len(rates)
-            if first_miss == 0:
+            last_pass, first_miss = bracket[i]
+            if last_pass < 0:
                 continue  # the edge lies below this grid's first rate
-            best[i] = float(rates[first_miss - 1])
-            if first_miss < len(rates):  # else every rate up to the top passes
-                lows[i], highs[i] = rates[first_miss - 1], rates[first_miss]
+            best[i] = float(grids[i][last_pass])
+            if first_miss < GRID:  # else every rate up to the top passes
+                lows[i], highs[i] = grids[i][last_pass], grids[i][first_miss]
                 still.append(i)
         going = still
     return best
