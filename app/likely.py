@@ -65,7 +65,19 @@ def engine_phrase(scenario: Scenario) -> str:
     if is_ideal(scenario) and not efficiency_edited(scenario):
         return "ideal physics (MBU = MFU = 100%, nothing added)"
     edited = ", your edited numbers" if efficiency_edited(scenario) else ""
-    return f"{engine_name(scenario)} (MBU {fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{edited})"
+    gpu = scenario.gpu
+    derated = (gpu.sustained_bandwidth_share, gpu.sustained_compute_share) != (1, 1) and not e.at_datasheet
+    on = f", of what this GPU sustains (microbenchmarks: {_shares(scenario)})" if derated else ""
+    return f"{engine_name(scenario)} (MBU {fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{on}{edited})"
+
+
+def _shares(scenario: Scenario) -> str:
+    """'bandwidth 85.0%, compute 64.0% of an H100's': the GPU's sustained shares that are not 1."""
+    gpu = scenario.gpu
+    parts = [f"{what} {fmt.percent(share)}" for what, share in (
+        ("bandwidth", gpu.sustained_bandwidth_share), ("compute", gpu.sustained_compute_share)
+    ) if share != 1]  # fmt: skip
+    return f"{', '.join(parts)} of an H100's"
 
 
 def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
@@ -85,7 +97,20 @@ def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
     if machine.dequantised and shares:
         bits = f"{scenario.precision.weight_bits:g}"
         line += f" These {bits}-bit weights are unpacked inside the matmul: {' and '.join(shares)}."
-    return line
+    return line + sustained_note(scenario)
+
+
+def sustained_note(scenario: Scenario) -> str:
+    """' On an MI300X …': where the GPU's kernels sustain less than the H100 the engines were calibrated on."""
+    gpu, e = scenario.gpu, scenario.efficiency
+    if e.at_datasheet or (gpu.sustained_bandwidth_share, gpu.sustained_compute_share) == (1, 1):
+        return ""
+    return (
+        f" This GPU's kernels sustain less than an H100's in microbenchmarks ({_shares(scenario)}), and "
+        "the engine's shares apply to that: "
+        f"{fmt.percent(e.mbu * gpu.sustained_bandwidth_share)} of the datasheet's bandwidth and "
+        f"{fmt.percent(e.mfu * gpu.sustained_compute_share)} of its compute in all."
+    )
 
 
 def confidence_words(scenario: Scenario, rng: LikelyRange) -> str:

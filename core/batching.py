@@ -114,14 +114,14 @@ def critical_batch(
 def _balance(
     model: Model, precision: Precision, machine: Machine, batch: Quantity, flops: Quantity, bytes_moved: Quantity
 ) -> Quantity:
-    """The ridge the decode step is judged against: the group's, or with dequantised weights the step's own.
+    """The ridge the decode step is judged against: the group's, or (parts at their own rates) the step's own.
 
     A dequantising engine reads the weights and multiplies them at other rates than the KV
     cache and attention (`step_time.step_balance`), so the ridge moves with the batch's mix of
     weights and KV; the intensity still rises with the batch, so the critical batch is
     still the first batch past it.
     """
-    if not machine.dequantised:
+    if machine.uniform:
         return machine.balance_flop_per_byte
     weights = weight_bytes_read(model, precision, batch)
     weight_flops = 2.0 * model.active_params * batch

@@ -9,7 +9,8 @@ The model is a steady state over the iterations of `core.iteration`, vectorised 
   the others' arrival rate and stall = what one prompt adds to the iterations it rides in.
   An iteration takes every prompt that arrived during the last one (up to the token
   budget), so under load several prompts share one iteration's fixed costs and decodes.
-- TTFT = the server's per-request path (`request_overhead_s`)
+- TTFT = the server's per-request path (`request_overhead_s`, plus `stream_overhead_s` for
+    each of the R - 1 others streaming: its first token leaves through the same server loop)
   + one decode iteration already launched when the request arrives (none at C = 1)
   + waiting for iterations that carry earlier prompts (Kingman, ca² = 1), which becomes a
     queue once even budget-full iterations cannot keep up
@@ -77,8 +78,8 @@ class _Cycle:
         self.carry_slope_s = steps.chunks * (steps.mixed_most_s - steps.mixed_one_s) / span
         self.stall_one_s = self.carry_one_s - steps.chunks * steps.decode_s
         self.prefill_slope_s = (steps.prefill_most_s - steps.prefill_one_s) / span
-        # What no X changes: the server's path in and the iteration already launched.
-        self.fixed_s = paths.overhead_s + self.busy * steps.decode_s
+        # What no X changes: the server's path in (longer the more others stream) and the iteration already launched.
+        self.fixed_s = paths.overhead_s + paths.per_stream_s * self.others + self.busy * steps.decode_s
 
     def tpot_s(self, rate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """TPOT, and the prompts an iteration carries, at throughput X."""
@@ -163,7 +164,9 @@ def _burst_ttft_s(
         prompt * (chunks - 1) / (2 * chunks),
         np.maximum(per_iteration, 1.0),
     ).time_s
-    return np.asarray(replica.machine.request_overhead_s + first_prefill_s + (running - 1) / 2 * burst / per_iteration)
+    machine = replica.machine
+    path = machine.request_overhead_s + machine.stream_overhead_s * (running - 1)
+    return np.asarray(path + first_prefill_s + (running - 1) / 2 * burst / per_iteration)
 
 
 def closed_loop(
@@ -229,9 +232,10 @@ def closed_loops(asked: Sequence[tuple[Replica, Quantity]], lengths: RequestLeng
 
 @dataclass(frozen=True, slots=True)
 class _Paths:
-    """Per entry, what a setup's engine adds to every TTFT: its server path and its batch-wait window."""
+    """Per entry, what a setup's engine adds to every TTFT: its server path (alone, and per other stream) and its batch-wait window."""
 
     overhead_s: np.ndarray
+    per_stream_s: np.ndarray
     window: np.ndarray
 
 
@@ -253,6 +257,7 @@ def _steady(asked: list[tuple[Replica, np.ndarray]], lengths: RequestLengths) ->
     owner = np.repeat(np.arange(len(asked)), [len(r) for _, r in asked])
     paths = _Paths(
         overhead_s=np.array([replica.machine.request_overhead_s for replica, _ in asked])[owner],
+        per_stream_s=np.array([replica.machine.stream_overhead_s for replica, _ in asked])[owner],
         window=np.array([replica.engine.prefill_batch_wait_iterations for replica, _ in asked], dtype=float)[owner],
     )
     others = running - 1
@@ -263,7 +268,9 @@ def _steady(asked: list[tuple[Replica, np.ndarray]], lengths: RequestLengths) ->
     for _ in range(_BATCH_PASSES):
         each = [request_steps(asked[j][0], prompt, context, decoding[spans[j]] + 1, decoding[spans[j]]) for j in going]
         steps = each[0] if len(each) == 1 else RequestSteps.joined(each)
-        cycle = _Cycle(_Paths(paths.overhead_s[rows], paths.window[rows]), steps, running[rows], output)
+        cycle = _Cycle(
+            _Paths(paths.overhead_s[rows], paths.per_stream_s[rows], paths.window[rows]), steps, running[rows], output
+        )
         rate = _solve_rate(cycle)
         tpot[rows], prompts = cycle.tpot_s(rate)
         ttft[rows] = cycle.ttft_s(rate, tpot[rows], prompts)
@@ -278,7 +285,7 @@ def _steady(asked: list[tuple[Replica, np.ndarray]], lengths: RequestLengths) ->
         rows, share, gap = np.arange(len(running))[rows][keep], share[keep], gap[keep]
         d, p = decoding[rows], previous[rows]
         slope = np.where(d != p, (gap - gap_before[rows]) / np.where(d != p, d - p, 1), -1.0)
-        step = np.where(slope < 0, -gap / slope, gap)
+        step = np.where(slope < 0, -gap / np.where(slope < 0, slope, -1.0), gap)  # a secant step only where it falls
         previous[rows], gap_before[rows] = d, gap
         decoding[rows] = np.where(share >= 0.98, others[rows], np.clip(d + step, 0.0, others[rows]))
     return [(tpot[span], ttft[span]) for span in spans]

@@ -23,7 +23,8 @@ class Efficiency:
     bookkeeping), which is why real servers fall short of the roofline at large batches;
     allreduce_latency_s: the fixed cost of one all-reduce under tensor
     parallelism; request_overhead_s: the server's path per request (HTTP, tokenising,
-    scheduling, streaming the first token back), added once to the TTFT;
+    scheduling, streaming the first token back), added once to the TTFT; stream_overhead_s:
+    what that path adds per request already in flight, under load (the load model only);
     expert_overhead_s: a mixture of experts' fixed cost per expert GEMM (each expert a
     layer runs per pass);
     dequant_bandwidth and dequant_compute: the share of MBU and MFU that kernels reach
@@ -63,6 +64,13 @@ class Efficiency:
         help="The server's path per request (HTTP, tokenising, scheduling), added once to the TTFT, ms; "
         "0 for an engine run in-process.",
     )  # fmt: skip
+    stream_overhead_s: float = described(
+        0.0, key="streamoverhead", kind=float, label="Overhead per stream in flight (µs)", unit="µs",
+        scale=S_PER_US, low=0, high=0.01, step=10, flag="--stream-overhead-us",
+        help="Under load the server's path to a new request's first token also grows with the requests already "
+        "streaming (their tokens go out through the same server loop): this much per request in flight, µs. "
+        "The load model only (serve, plan): one request alone never pays it.",
+    )  # fmt: skip
     expert_overhead_s: float = described(
         0.0, key="expertoverhead", kind=float, label="Overhead per expert GEMM (µs)", unit="µs", scale=S_PER_US,
         low=0, high=0.001, step=0.5, flag="--expert-overhead-us",
@@ -87,7 +95,22 @@ class Efficiency:
         validate(self)
 
     @property
+    def at_datasheet(self) -> bool:
+        """The lesson's ideal machine (the `ideal` base, even with edited numbers) or nothing lost at all.
+
+        It runs at the GPU's datasheet; every real engine runs at what the GPU sustains
+        (`GPU.sustained_bandwidth_share`, `sustained_compute_share`) times its own shares.
+        """
+        return self.label == "ideal" or self.is_ideal
+
+    @property
     def is_ideal(self) -> bool:
-        costs = (self.step_overhead_s, self.sequence_overhead_s, self.allreduce_latency_s, self.request_overhead_s)
+        costs = (
+            self.step_overhead_s,
+            self.sequence_overhead_s,
+            self.allreduce_latency_s,
+            self.request_overhead_s,
+            self.stream_overhead_s,
+        )
         shares = (self.mbu, self.mfu, self.dequant_bandwidth, self.dequant_compute)
-        return costs == (0, 0, 0, 0) and self.expert_overhead_s == 0 and shares == (1, 1, 1, 1)
+        return costs == (0, 0, 0, 0, 0) and self.expert_overhead_s == 0 and shares == (1, 1, 1, 1)

@@ -44,24 +44,25 @@ _GIB = 2**30
 # Fitted by `python -m core calibrate --fit` on every MoE row of measurements_fit.csv, one
 # value for every engine: per MoE layer per iteration (router, top-k, sorting tokens by
 # expert, the grouped GEMMs' launches) and per expert GEMM (MoE layers × distinct experts).
-MOE_LAYER_OVERHEAD_S = 70e-6
+MOE_LAYER_OVERHEAD_S = 75e-6
 EXPERT_OVERHEAD_S = 0.5e-6
 
 # vLLM (V1, its OpenAI server): chunked prefill with an 8,192-token budget shared by decodes
 # and prefill; admits by the blocks a sequence holds now and preempts if the cache runs out.
-# MBU, MFU, launch, per-sequence, all-reduce and per-request costs fitted by
+# MBU, MFU, launch, per-sequence, all-reduce, per-request and per-stream costs fitted by
 # `core.serving_calibration` on all 225 vLLM rows of the Llama 3.1 70B load measurements
 # (H100, H200, B200); its dequantising kernels (AWQ/GPTQ/Marlin) on measurements_fit.csv.
 VLLM = EngineProfile(
     id="vllm",
     name="vLLM",
     mbu=0.73,
-    mfu=0.48,
+    mfu=0.50,
     scheduler_overhead_s=0.0,
     launch_overhead_per_layer_s=25e-6,
     sequence_overhead_s=59e-6,
     allreduce_latency_s=19e-6,
-    request_overhead_s=62e-3,
+    request_overhead_s=54e-3,
+    stream_overhead_s=82e-5,
     max_batched_tokens=8192,
     chunked_prefill=True,
     max_sequences=1024,
@@ -71,24 +72,25 @@ VLLM = EngineProfile(
     reserves_full_sequence=False,
     moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
     expert_overhead_s=EXPERT_OVERHEAD_S,
-    dequant_bandwidth=0.76,
+    dequant_bandwidth=0.87,
     dequant_compute=1.0,
 )
 
 # TensorRT-LLM (PyTorch backend, trtllm-serve): whole prompts, 8,192 tokens per iteration by
 # default, KV cache 90 % of the memory left free, and GUARANTEED_NO_EVICT admission. Core
 # costs fitted on all 216 TensorRT-LLM load rows (H200, B200); its one weight-only row
-# source (int8 Mixtral) puts its dequantising kernels at 95 % of its MBU.
+# source (int8 Mixtral) puts its dequantising kernels at its full MBU.
 TRTLLM = EngineProfile(
     id="trtllm",
     name="TensorRT-LLM",
-    mbu=0.83,
-    mfu=0.47,
+    mbu=0.82,
+    mfu=0.51,
     scheduler_overhead_s=0.0,
-    launch_overhead_per_layer_s=26e-6,
-    sequence_overhead_s=42e-6,
+    launch_overhead_per_layer_s=25e-6,
+    sequence_overhead_s=39e-6,
     allreduce_latency_s=13e-6,
-    request_overhead_s=54e-3,
+    request_overhead_s=46e-3,
+    stream_overhead_s=51e-5,
     max_batched_tokens=8192,
     chunked_prefill=False,
     max_sequences=2048,
@@ -98,7 +100,7 @@ TRTLLM = EngineProfile(
     reserves_full_sequence=True,
     moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
     expert_overhead_s=EXPERT_OVERHEAD_S,
-    dequant_bandwidth=0.95,
+    dequant_bandwidth=1.0,
 )
 
 # The engine when the engine is not known: fitted on the single-request and static-batch
@@ -108,12 +110,12 @@ TRTLLM = EngineProfile(
 TYPICAL = EngineProfile(
     id="typical",
     name="Typical engine",
-    mbu=0.82,
+    mbu=0.85,
     mfu=0.88,
     scheduler_overhead_s=0.0,
-    launch_overhead_per_layer_s=34e-6,
-    sequence_overhead_s=78e-6,
-    allreduce_latency_s=18e-6,
+    launch_overhead_per_layer_s=30e-6,
+    sequence_overhead_s=62e-6,
+    allreduce_latency_s=22e-6,
     request_overhead_s=0.0,
     max_batched_tokens=8192,
     chunked_prefill=True,
@@ -124,6 +126,7 @@ TYPICAL = EngineProfile(
     reserves_full_sequence=False,
     moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
     expert_overhead_s=EXPERT_OVERHEAD_S,
+    dequant_bandwidth=0.99,
 )
 
 # SGLang (its OpenAI server): chunked prefill (chunked_prefill_size 8,192 on 80-160 GB
@@ -137,6 +140,7 @@ SGLANG = replace(
     id="sglang",
     name="SGLang",
     request_overhead_s=VLLM.request_overhead_s,
+    stream_overhead_s=VLLM.stream_overhead_s,
     max_batched_tokens=8192,
     chunked_prefill=True,
     max_sequences=1024,
@@ -177,7 +181,7 @@ MLX = replace(
     TYPICAL,
     id="mlx",
     name="MLX (mlx-lm)",
-    launch_overhead_per_layer_s=20e-6,
+    launch_overhead_per_layer_s=22e-6,
     request_overhead_s=72e-3,
     max_batched_tokens=2048,
     chunked_prefill=True,
@@ -196,7 +200,7 @@ HF_TRANSFORMERS = replace(
     TYPICAL,
     id="hf-transformers",
     name="HF transformers (eager)",
-    launch_overhead_per_layer_s=294e-6,
+    launch_overhead_per_layer_s=300e-6,
     request_overhead_s=0.0,
     max_batched_tokens=131_072,
     chunked_prefill=False,

@@ -59,6 +59,9 @@ class EngineProfile:
     expert_overhead_s: float = 0.0  # per expert GEMM per pass: MoE layers × distinct experts touched
     dequant_bandwidth: float = 1.0  # share of MBU its dequantising kernels reach (weight-only int4, GGUF)
     dequant_compute: float = 1.0  # share of MFU its dequantising matmuls reach
+    # Under load, per request already in flight, added to a new request's TTFT: its first token goes
+    # out through the server loop that streams every other request's tokens (the load model only).
+    stream_overhead_s: float = 0.0
 
     def __post_init__(self) -> None:
         check_text("engine id", self.id, 40)
@@ -80,6 +83,7 @@ class EngineProfile:
         check_number("expert_overhead_s", self.expert_overhead_s, 0, 0.001)
         check_number("dequant_bandwidth", self.dequant_bandwidth, 0.01, 1)
         check_number("dequant_compute", self.dequant_compute, 0.01, 1)
+        check_number("stream_overhead_s", self.stream_overhead_s, 0, 0.01)
 
     def step_overhead_s(self, model: Model | None = None) -> float:
         """Fixed cost of one iteration: scheduler + per-layer launches × layers (+ routing × MoE layers).
@@ -87,8 +91,8 @@ class EngineProfile:
         What an engine launches scales with the layers, and a mixture of experts launches
         more per layer (the router, top-k, sorting tokens by expert, grouped GEMMs).
         Examples: 40 µs per layer on Llama 3.1 70B (80 layers) → 3.2 ms per iteration; the
-        typical engine (34 µs per layer, 70 µs more per MoE layer) on Mixtral 8x7B (32 layers)
-        → 32 × 104 µs = 3.328 ms. A model without an attention shape (the lesson's toy) has no
+        typical engine (30 µs per layer, 75 µs more per MoE layer) on Mixtral 8x7B (32 layers)
+        → 32 × 105 µs = 3.36 ms. A model without an attention shape (the lesson's toy) has no
         layers to count.
         """
         layers = 0 if model is None else model.layers or 0
@@ -110,6 +114,7 @@ class EngineProfile:
             sequence_overhead_s=self.sequence_overhead_s,
             allreduce_latency_s=self.allreduce_latency_s,
             request_overhead_s=self.request_overhead_s,
+            stream_overhead_s=self.stream_overhead_s,
             expert_overhead_s=self.expert_overhead_s,
             dequant_bandwidth=self.dequant_bandwidth,
             dequant_compute=self.dequant_compute,

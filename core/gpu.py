@@ -60,6 +60,25 @@ class GPU:
         help="Rental price per GPU-hour, USD. Leave empty if unknown; with a price the bill compares self-hosting.",
     )  # fmt: skip
 
+    # What kernels sustain, measured in microbenchmarks, relative to the reference GPU the engines'
+    # costs are calibrated on (NVIDIA H100 SXM: 89 % of its datasheet bandwidth, 80 % of its dense
+    # 16-bit peak). 1 unless at least two published measurements put the GPU clearly below it.
+    sustained_bandwidth_share: float = described(
+        1.0, key="bwshare", kind=float, label="Sustained bandwidth share", low=0.1, high=1, step=0.01,
+        flag="--sustained-bandwidth",
+        help="How much of its datasheet bandwidth this GPU's kernels sustain, relative to an H100's (whose "
+        "copy kernels reach 89 %), as microbenchmarks measure it: 1 = as an H100. Every engine's MBU applies on "
+        "top; the ideal machine reads the datasheet.",
+    )  # fmt: skip
+    sustained_compute_share: float = described(
+        1.0, key="flopshare", kind=float, label="Sustained compute share", low=0.1, high=1, step=0.01,
+        flag="--sustained-compute",
+        help="How much of its datasheet compute this GPU's matmuls sustain, relative to an H100's (80 % of "
+        "its dense 16-bit peak), as GEMM microbenchmarks measure it: 1 = as an H100 (MI300X: 0.64, its "
+        "clocks held down by its power limit). Every engine's MFU applies on top; the ideal machine runs at the "
+        "datasheet.",
+    )  # fmt: skip
+
     def __post_init__(self) -> None:
         check_text("gpu id", self.id, NAME_CHARS)
         validate(self)

@@ -38,7 +38,7 @@ def toy_setup() -> tuple[Model, Precision, Machine]:
     """The lesson's machine: 7B fp16 on a 2 TB/s, 300 TFLOP/s GPU, ideal efficiency."""
     gpu = presets.gpu(presets.TOY_GPU_ID)
     precision = Precision(weight_bits=16, kv_bits=16)
-    return presets.model(presets.TOY_MODEL_ID), precision, effective_machine(gpu, 1, IDEAL, precision.math_bits)
+    return presets.model(presets.TOY_MODEL_ID), precision, effective_machine(gpu, 1, IDEAL, precision)
 
 
 def simulated_latency_s(ttft_s: float, tpot_s: float, output_tokens: int, rng: random.Random) -> float:

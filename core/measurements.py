@@ -11,7 +11,8 @@ Four files, split by source (never by row); the first three before any error was
 (never fitted; used to choose the model's structure and to size the likely ranges) and
 `measurements_test.csv` (looked at once, at the end). A fourth, `measurements_fresh.csv`, was
 gathered from ten new sources after the test set had been looked at, and judged once with the
-model unchanged (2026-12-01). A row's engine selects the profile
+model unchanged (2026-12-01); once seen, it too guided the model. A fifth, `measurements_fresh2.csv`,
+13 more sources, was gathered after that and judged once, after the model was frozen again. A row's engine selects the profile
 that predicts it (`PROFILE_OF`); engines without a profile of their own run on `typical`.
 """
 
@@ -28,7 +29,7 @@ from core.scenario import Scenario
 from core.specs import CUSTOM_ID, GPU, Model, Precision, Workload
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
 
-SETS = ("fit", "validation", "test", "fresh")
+SETS = ("fit", "validation", "test", "fresh", "fresh2")
 COLUMNS = tuple(
     "source_id model model_id params_b active_params_b layers hidden query_heads kv_heads head_dim experts "
     "experts_per_token kv_latent_dim kv_latent_rope_dim weight_format weight_bits kv_bits compute_bits gpu "
@@ -113,8 +114,12 @@ def _model(row: dict[str, str]) -> Model:
 
 
 def _gpu(row: dict[str, str]) -> GPU:
+    """The row's datasheet numbers; what its kernels sustain from the preset its name is, if any (`presets.gpu_like`)."""
+
     def tflops(key: str) -> float:
         return round(float(row[key]) * FLOP_PER_TFLOP)
+
+    like = presets.gpu_like(row["gpu"])
 
     return GPU(
         id=CUSTOM_ID,
@@ -125,6 +130,8 @@ def _gpu(row: dict[str, str]) -> GPU:
         peak_flops_4bit_per_s=tflops("tflops_4") if row["tflops_4"] else None,
         memory_bytes=round(float(row["memory_gb"]) * BYTES_PER_GB),
         interconnect_bytes_per_s=round(float(row["interconnect_gb_s"]) * BYTES_PER_GB),
+        sustained_bandwidth_share=1.0 if like is None else like.sustained_bandwidth_share,
+        sustained_compute_share=1.0 if like is None else like.sustained_compute_share,
     )
 
 

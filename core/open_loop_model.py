@@ -10,7 +10,8 @@ Arrivals see the stationary distribution π (PASTA). A request that finds all c 
 taken waits for one: P(wait) = P(n ≥ c), and the wait is exponential with rate μ(c) - λ,
 halved for near-deterministic replies (Allen-Cunneen, (1 + cs²)/2). Prompts also queue for
 the prefill (M/G/1, ρ = λ × prefill). TTFT = the server's path + the iteration in progress
-+ both waits + the request's own prefill; its percentiles treat the total wait as 0 or
++ both waits + the request's own prefill (the server's path grows with the requests already
+streaming: `stream_overhead_s` per other an arrival finds in flight); its percentiles treat the total wait as 0 or
 exponential (`queueing.wait_quantile_s`) and take the prefill at that quantile of prompt
 length, a slight overestimate.
 
@@ -190,7 +191,8 @@ class OpenLoopModel:
         if self.lengths.low_fraction != 1 or not self.fits:
             return None
         engine = self.replica.engine
-        overhead = self.replica.machine.request_overhead_s
+        machine = self.replica.machine
+        overhead = (machine.request_overhead_s, machine.stream_overhead_s)
         return self.fits, self.lengths, overhead, engine.prefill_batch_wait_iterations
 
     def _grid_state(self, rates: np.ndarray) -> _State:
@@ -222,7 +224,9 @@ class OpenLoopModel:
         if engine.prefill_batch_wait_iterations:
             window = engine.prefill_batch_wait_iterations
             hold = busy * batch_wait_iterations(window, rates * state.tpot_s) * state.tpot_s
-        fixed = self.replica.machine.request_overhead_s + busy * state.decode_s / 2 + hold
+        machine = self.replica.machine
+        path = machine.request_overhead_s + machine.stream_overhead_s * state.others  # longer the more others stream
+        fixed = path + busy * state.decode_s / 2 + hold
         wait = state.slot_wait_s + prefill_wait
         waiting = 1 - (1 - state.full) * (1 - np.minimum(state.prefill_load, 1.0))
         prefills = self._prefill_quantiles_s(state, percentiles)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from core.arraymath import Quantity
 from core.roofline import machine_balance_flop_per_byte
-from core.specs import GPU, Efficiency
+from core.specs import GPU, Efficiency, Precision
 
 # Megatron-style tensor parallelism synchronises twice per layer: after attention and after the MLP.
 ALLREDUCES_PER_LAYER = 2
@@ -25,6 +25,9 @@ class Machine:
     Weight reads and weight matmuls run at `weight_bandwidth_bytes_per_s` and
     `weight_compute_flops_per_s`: the same as the KV cache's and attention's, except when
     the weights are dequantised (`Precision.dequantises`), whose kernels reach less.
+    Attention's matmuls run at `attention_flops_per_s`, at their own precision
+    (`Precision.attention_bits`): 8-bit or 4-bit weight maths does not make attention faster
+    than its KV cache's width allows.
     """
 
     bandwidth_bytes_per_s: float
@@ -36,26 +39,45 @@ class Machine:
     allreduce_latency_s: float
     weight_bandwidth_bytes_per_s: float
     weight_compute_flops_per_s: float
+    attention_flops_per_s: float  # attention's matmuls, at Precision.attention_bits
     request_overhead_s: float  # once per request, added to its TTFT
+    stream_overhead_s: float  # under load, per request already in flight, added to a new one's TTFT
     expert_overhead_s: float  # per expert GEMM a step runs (MoE layers × distinct experts touched)
     balance_flop_per_byte: float  # compute ÷ bandwidth of the group
     dequantised: bool  # weights move at their own (dequantising) rates, not the group's
 
+    @property
+    def uniform(self) -> bool:
+        """Every byte and every FLOP of a step moves at the group's one rate (no dequantising, attention at the weights' precision).
 
-def effective_machine(
-    gpu: GPU, gpu_count: int, efficiency: Efficiency, math_bits: int, dequantising: bool = False
-) -> Machine:
-    """bandwidth = N × peak bandwidth × MBU; compute = N × dense peak (at math_bits) × MFU.
+        Otherwise a step's parts move at their own rates and its ridge is its own (`step_time.step_balance`).
+        """
+        return not self.dequantised and self.attention_flops_per_s == self.compute_flops_per_s
+
+
+def effective_machine(gpu: GPU, gpu_count: int, efficiency: Efficiency, precision: Precision) -> Machine:
+    """bandwidth = N × peak bandwidth × sustained share × MBU; compute = N × dense peak × sustained share × MFU.
 
     Assumes weights and KV cache split evenly over the N GPUs, so each reads 1/N of the
-    bytes in parallel. Dequantised weights (`dequantising`) are read at bandwidth ×
-    dequant_bandwidth and multiplied at compute × dequant_compute. Example: 2 × H100 SXM at
-    MBU 0.8 → 2 × 3.35e12 × 0.8 = 5.36e12 B/s; int4 weights with dequant_bandwidth 0.7 →
-    3.75e12 B/s for the weights.
+    bytes in parallel. Dequantised weights (`Precision.dequantises`) are read at bandwidth ×
+    dequant_bandwidth and multiplied at compute × dequant_compute; attention multiplies at
+    the dense peak of `Precision.attention_bits` × MFU. Example: 2 × H100 SXM at MBU 0.8 →
+    2 × 3.35e12 × 0.8 = 5.36e12 B/s; int4 weights with dequant_bandwidth 0.7 → 3.75e12 B/s
+    for the weights; fp8 weights with a 16-bit KV cache at MFU 0.5 → weights at 2 × 1,979 ×
+    0.5 = 1,979 TFLOP/s, attention at 2 × 989 × 0.5 = 989 TFLOP/s. The GPU's sustained
+    shares (`GPU.sustained_bandwidth_share`, `..._compute_share`: 1 but where microbenchmarks
+    measure it clearly below the reference H100) derate every engine, never the ideal machine:
+    an MI300X on vLLM's MFU 0.48 → 1,307 × 0.64 × 0.48 = 402 TFLOP/s of 16-bit maths.
     """
-    bandwidth = gpu_count * gpu.memory_bandwidth_bytes_per_s * efficiency.mbu
-    compute = gpu_count * gpu.peak_flops_per_s(math_bits) * efficiency.mfu
-    dequantised = dequantising and (efficiency.dequant_bandwidth, efficiency.dequant_compute) != (1, 1)
+    # Real software runs at what the GPU sustains (its kernels measured against the reference
+    # GPU the engines' costs are calibrated on); the ideal machine at the datasheet itself.
+    real = not efficiency.at_datasheet
+    bandwidth_share = efficiency.mbu * (gpu.sustained_bandwidth_share if real else 1.0)
+    compute_share = efficiency.mfu * (gpu.sustained_compute_share if real else 1.0)
+    bandwidth = gpu_count * gpu.memory_bandwidth_bytes_per_s * bandwidth_share
+    compute = gpu_count * gpu.peak_flops_per_s(precision.math_bits) * compute_share
+    attention = gpu_count * gpu.peak_flops_per_s(precision.attention_bits) * compute_share
+    dequantised = precision.dequantises and (efficiency.dequant_bandwidth, efficiency.dequant_compute) != (1, 1)
     return Machine(
         bandwidth_bytes_per_s=bandwidth,
         compute_flops_per_s=compute,
@@ -66,7 +88,9 @@ def effective_machine(
         allreduce_latency_s=efficiency.allreduce_latency_s,
         weight_bandwidth_bytes_per_s=bandwidth * efficiency.dequant_bandwidth if dequantised else bandwidth,
         weight_compute_flops_per_s=compute * efficiency.dequant_compute if dequantised else compute,
+        attention_flops_per_s=attention,
         request_overhead_s=efficiency.request_overhead_s,
+        stream_overhead_s=efficiency.stream_overhead_s,
         expert_overhead_s=efficiency.expert_overhead_s,
         balance_flop_per_byte=machine_balance_flop_per_byte(compute, bandwidth),
         dequantised=dequantised,

@@ -189,7 +189,7 @@ def decode_roofline_time_s(
 
     def compute_s(j: int) -> Quantity:
         attention = batch_size * attention_flops_per_token(model, prompt_tokens + j + 1)
-        return weight_maths_s + attention / machine.compute_flops_per_s
+        return weight_maths_s + attention / machine.attention_flops_per_s
 
     for start, end in zip(starts, ends, strict=True):
         mem0, cmp0 = memory_s(start), compute_s(start)

@@ -47,6 +47,20 @@ class Precision:
         return 8 if self.weight_bits == 8 else 16
 
     @property
+    def attention_bits(self) -> int:
+        """The precision attention's matmuls (QK^T, softmax × V) run in: 8 or 16, never the weights' 4.
+
+        Attention multiplies activations by the cached keys and values, not by weights, so its
+        precision follows the KV cache: an 8-bit cache beside 8-bit (or 4-bit) maths runs an
+        FP8 attention kernel (TensorRT-LLM's FP8 context FMHA, FlashAttention-3's FP8 path);
+        a 16-bit cache, or 16-bit maths, runs it in 16 bits. No engine runs attention in 4
+        bits, so NVFP4 weights still attend at 8 or 16. Example: fp8 weights with a 16-bit
+        KV cache → 16 (prefill's attention runs at half the 8-bit peak); NVFP4 with an fp8
+        cache → 8.
+        """
+        return 8 if self.kv_bits <= 8 and self.math_bits <= 8 else 16
+
+    @property
     def dequantises(self) -> bool:
         """True when weights are stored narrower than the maths, so every matmul unpacks them first.
 

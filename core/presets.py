@@ -36,7 +36,15 @@ _GPU_REQUIRED = {
     "source",
     "as_of",
 }
-_GPU_OPTIONAL = {"peak_tflops_4bit", "price_usd_per_hour", "compute_estimated", "notes"}
+_GPU_OPTIONAL = {
+    "peak_tflops_4bit",
+    "price_usd_per_hour",
+    "sustained_bandwidth_share",
+    "sustained_compute_share",
+    "sustained_source",
+    "compute_estimated",
+    "notes",
+}
 _SHAPE = {"layers", "hidden", "query_heads", "kv_heads", "head_dim", "context_tokens"}
 _MODEL_REQUIRED = {"id", "name", "total_params_b", "active_params_b", "source", "as_of"}
 # Whole-number model fields are written in the file under their own names (layers, experts,
@@ -105,7 +113,12 @@ def parse_gpu(entry: dict[str, Any]) -> GPUPreset:
             memory_bytes=round(entry["memory_gb"] * BYTES_PER_GB),
             interconnect_bytes_per_s=round(entry["interconnect_gb_per_s"] * BYTES_PER_GB),
             price_usd_per_hour=None if price is None else float(price),
+            sustained_bandwidth_share=float(entry.get("sustained_bandwidth_share", 1.0)),
+            sustained_compute_share=float(entry.get("sustained_compute_share", 1.0)),
         )
+        if gpu.sustained_bandwidth_share != 1 or gpu.sustained_compute_share != 1:
+            if not str(entry.get("sustained_source", "")).strip():
+                raise ValueError("a sustained share needs sustained_source: the measurements it comes from")
     except (TypeError, ValueError) as error:
         raise ValueError(f"{label}: {error}") from error
     return GPUPreset(gpu, _provenance(entry, bool(entry.get("compute_estimated", False))))
@@ -161,6 +174,27 @@ def gpu(preset_id: str) -> GPU:
         return gpu_presets()[preset_id].gpu
     except KeyError:
         raise ValueError(f"gpu {preset_id!r} is not a preset; known: {', '.join(gpu_presets())}") from None
+
+
+def gpu_like(name: str) -> GPU | None:
+    """The preset a GPU named in free text is: the longest preset id whose words run together in the name.
+
+    Words are runs of letters and digits, case ignored: "A100-80GB-SXM" and "NVIDIA A100 80GB
+    SXM" are a100-80gb-sxm, "H100-SXM-80GB" h100-sxm, "AMD Instinct MI300X" mi300x; "L40" is
+    no preset (l40s is another card), nor is "A100" alone (which memory?). Published
+    measurements name their GPU this way; they take the preset's sustained shares.
+    """
+
+    def words(text: str) -> tuple[str, ...]:
+        return tuple(re.findall(r"[a-z0-9]+", text.lower()))
+
+    given = words(name)
+
+    def within(own: tuple[str, ...]) -> bool:
+        return any(given[i : i + len(own)] == own for i in range(len(given) - len(own) + 1))
+
+    found = [(len(words(preset_id)), preset_id) for preset_id in gpu_presets() if within(words(preset_id))]
+    return gpu(max(found)[1]) if found else None
 
 
 def model(preset_id: str) -> Model:

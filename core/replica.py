@@ -35,8 +35,7 @@ class Replica:
     def __post_init__(self) -> None:
         check_int("gpu_count", self.gpu_count, 1, 1024)
         costs = self.engine.efficiency(self.model) if self.efficiency is None else self.efficiency
-        precision = self.precision
-        machine = effective_machine(self.gpu, self.gpu_count, costs, precision.math_bits, precision.dequantises)
+        machine = effective_machine(self.gpu, self.gpu_count, costs, self.precision)
         object.__setattr__(self, "machine", machine)
 
     @property

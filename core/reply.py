@@ -60,7 +60,7 @@ def mean_decode_step(
     )
     fixed_s = float(decode_fixed_time_s(model, machine, batch_size))
     roofline_s = float(decode_roofline_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
-    if machine.dequantised:  # the weights' share moves at their own rates
+    if not machine.uniform:  # the weights' (or attention's) share moves at its own rates
         weights = float(weight_bytes_read(model, precision, batch_size))
         weight_flops = 2.0 * model.active_params * batch_size
         memory_s = float(memory_time_s(machine, weights, bytes_moved - weights))

@@ -50,10 +50,7 @@ class Scenario:
     @property
     def machine(self) -> Machine:
         """The tensor-parallel group this scenario runs on, derated by its efficiency."""
-        precision = self.precision
-        return effective_machine(
-            self.gpu, self.workload.gpu_count, self.efficiency, precision.math_bits, precision.dequantises
-        )
+        return effective_machine(self.gpu, self.workload.gpu_count, self.efficiency, self.precision)
 
     @property
     def engine(self) -> EngineProfile:

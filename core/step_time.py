@@ -30,20 +30,21 @@ def memory_time_s(machine: Machine, weight_bytes: Quantity, other_bytes: Quantit
 
 
 def compute_time_s(machine: Machine, weight_flops: Quantity, attention_flops: Quantity) -> Quantity:
-    """The weight matmuls at the weights' compute (lower when dequantised) and attention at the group's."""
-    if not machine.dequantised:
+    """The weight matmuls at the weights' compute (lower when dequantised), attention at its own precision's."""
+    if machine.uniform:
         return (weight_flops + attention_flops) / machine.compute_flops_per_s
-    return weight_flops / machine.weight_compute_flops_per_s + attention_flops / machine.compute_flops_per_s
+    return weight_flops / machine.weight_compute_flops_per_s + attention_flops / machine.attention_flops_per_s
 
 
 def step_balance(machine: Machine, flops: float, bytes_moved: float, compute_s: float, memory_s: float) -> float:
     """The balance a step is judged against: the group's compute ÷ bandwidth.
 
-    With dequantised weights the weights' share of the step moves at other rates than the
-    KV cache and attention, so the step's ridge is its own: (FLOPs ÷ compute time) ÷
-    (bytes ÷ memory time), and intensity > balance exactly when its maths outlasts its reading.
+    With dequantised weights, or attention at another precision than the weights' maths, the
+    step's parts move at their own rates, so the step's ridge is its own: (FLOPs ÷ compute
+    time) ÷ (bytes ÷ memory time), and intensity > balance exactly when its maths outlasts
+    its reading.
     """
-    if not machine.dequantised:
+    if machine.uniform:
         return machine.balance_flop_per_byte
     return (flops / compute_s) / (bytes_moved / memory_s)
 

@@ -21,6 +21,7 @@ from core.cli.load_commands import add_plan_parser, add_serve_parser, run_plan, 
 from core.cli.prices import add_prices_arguments
 from core.cli.scenario_args import add_scenario_options, scenario_from_args
 from core.fields import cut
+from core.measurements import SETS
 
 SUBCOMMANDS = ("lab", "estimate", "serve", "plan", "presets", "calibrate", "prices")
 
@@ -61,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--set",
         dest="sets",
         action="append",
-        choices=("fit", "validation", "test", "fresh"),
-        help="print only this set (repeatable; default: all four)",
+        choices=SETS,
+        help="print only this set (repeatable; default: every set)",
     )
     calibrate.add_argument(
         "--load", action="store_true", help="the load model against measured servers, per held-out split"

@@ -20,6 +20,7 @@ _COSTS = (
     ("us/seq", "sequence_overhead_s", S_PER_US, ".0f"),
     ("us/allreduce", "allreduce_latency_s", S_PER_US, ".0f"),
     ("ms/request", "request_overhead_s", S_PER_MS, ".0f"),
+    ("us/stream", "stream_overhead_s", S_PER_US, ".0f"),
     ("us/MoE layer", "moe_layer_overhead_s", S_PER_US, ".0f"),
     ("us/expert", "expert_overhead_s", S_PER_US, ".2f"),
     ("dequant BW", "dequant_bandwidth", 1, ".2f"),
@@ -29,7 +30,8 @@ TITLES = {
     "fit": "fit set (the engines' costs are fitted on these)",
     "validation": "validation set (never fitted; used to choose the structure and to size the likely ranges)",
     "test": "test set (looked at once, after the structure and the costs were frozen)",
-    "fresh": "fresh set (ten new sources gathered after the test set was seen; judged once, the model unchanged)",
+    "fresh": "fresh set (ten new sources gathered after the test set was seen; judged once, then it guided the model)",
+    "fresh2": "fresh2 set (thirteen new sources gathered after the fresh set was seen; judged once, the model frozen)",
 }
 
 
@@ -118,8 +120,9 @@ def calibration_text(fit: bool = False, sets: tuple[str, ...] = ()) -> str:
         "The model against published measurements (core/data/measurements_*.csv), each row on its engine's",
         "profile (engines without one run on `typical`). Error = (estimated - measured) / measured.",
         "",
-        "Engine costs (vLLM and TensorRT-LLM: MBU, MFU, launch, per-sequence, all-reduce and per-request",
-        "costs from the load measurements; everything else fitted on the fit set):",
+        "Engine costs (vLLM and TensorRT-LLM: MBU, MFU, launch, per-sequence, all-reduce, per-request and",
+        "per-stream costs from the load measurements; everything else fitted on the fit set). A GPU measured to",
+        "sustain less than an H100 (MI300X, MI325X, B200, A100 80GB: core/presets/gpus.toml) derates each MBU/MFU:",
         *costs_table(dict(ENGINES)),
         "",
         *spreads_lines(),

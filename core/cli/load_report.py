@@ -15,7 +15,8 @@ def _costs(profile: EngineProfile) -> str:
         f"launch {profile.launch_overhead_per_layer_s * 1e6:.0f} us/layer, "
         f"per sequence {profile.sequence_overhead_s * 1e6:.0f} us, "
         f"all-reduce {profile.allreduce_latency_s * 1e6:.0f} us, "
-        f"per request {profile.request_overhead_s * 1e3:.0f} ms"
+        f"per request {profile.request_overhead_s * 1e3:.0f} ms, "
+        f"per stream {profile.stream_overhead_s * 1e6:.0f} us"
     )
 
 

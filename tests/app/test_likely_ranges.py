@@ -3,10 +3,10 @@ Overview and the Latency line, and the engine's efficiency on the Roofline (AppT
 
 The real case is Llama 3.1 8B on one H100 SXM under vLLM, batch 1, 200-token prompt, 500-token
 reply (`python -m core estimate --model llama-3.1-8b --gpu h100-sxm --engine vllm --json`):
-TTFT 69.644 ms, TPOT 7.4503 ms, total 3,794.77 ms (decode 3,725.13 ms), 131.76 tok/s. Its regime
+TTFT 61.437 ms, TPOT 7.4503 ms, total 3,786.56 ms (decode 3,725.13 ms), 132.05 tok/s. Its regime
 is "batch 1", where vLLM has measurements, so the range is calibrated and `core.ranges.SPREADS`
-gives TTFT (-0.09, 2.38) and TPOT (-0.16, 0.77): × e^-0.09 = 0.9139 to × e^2.38 = 10.805 and
-× e^-0.16 = 0.8521 to × e^0.77 = 2.1598. Ranges are shown to two significant figures, the low
+gives TTFT (-0.09, 2.21) and TPOT (-0.13, 0.64): × e^-0.09 = 0.9139 to × e^2.21 = 9.1157 and
+× e^-0.13 = 0.8781 to × e^0.64 = 1.8965. Ranges are shown to two significant figures, the low
 end rounded down and the high end up.
 """
 
@@ -25,16 +25,16 @@ from core.scenario import Scenario
 
 LLAMA_8B_VLLM = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm"}
 EXPECTED_8B = {
-    # 69.644 ms × 0.9139 = 63.65 → 63; × 10.805 = 752.5 → 760
-    "Time to first token": "likely 63–760 ms",
-    # 7.4503 ms × 0.8521 = 6.349 → 6.3; × 2.1598 = 16.09 → 17
-    "Time per output token": "likely 6.3–17 ms",
-    # 63.65 + 3,725.13 × 0.8521 = 3,238.0 ms → 3.2 s; 752.5 + 3,725.13 × 2.1598 = 8,797.9 ms → 8.8 s
-    "Total latency": "likely 3.2–8.8 s",
-    # one user's stream is 1 ÷ TPOT: 1 ÷ 16.09 ms = 62.1 → 62; 1 ÷ 6.349 ms = 157.5 → 160
-    "Each user's stream": "likely 62–160 tok/s",
-    # 500 tokens ÷ 8.7979 s = 56.8 → 56; ÷ 3.2380 s = 154.4 → 160
-    "Whole batch's output": "likely 56–160 tok/s",
+    # 61.437 ms × 0.9139 = 56.15 → 56; × 9.1157 = 560.04 → 570
+    "Time to first token": "likely 56–570 ms",
+    # 7.4503 ms × 0.8781 = 6.542 → 6.5; × 1.8965 = 14.13 → 15
+    "Time per output token": "likely 6.5–15 ms",
+    # 56.15 + 3,725.13 × 0.8781 = 3,327.2 ms → 3.3 s; 560.04 + 3,725.13 × 1.8965 = 7,624.7 ms → 7.7 s
+    "Total latency": "likely 3.3–7.7 s",
+    # one user's stream is 1 ÷ TPOT: 1 ÷ 14.13 ms = 70.8 → 70; 1 ÷ 6.542 ms = 152.9 → 160
+    "Each user's stream": "likely 70–160 tok/s",
+    # 500 tokens ÷ 7.6247 s = 65.6 → 65; ÷ 3.3272 s = 150.3 → 160
+    "Whole batch's output": "likely 65–160 tok/s",
 }
 CALIBRATED_8B = "calibrated on vLLM measurements at batch 1"
 
@@ -82,14 +82,14 @@ def test_the_overview_shows_cores_likely_range_beside_each_latency_headline(llam
 def test_the_overview_names_the_engine_and_the_confidence(llama_overview) -> None:
     for label in EXPECTED_8B:
         assert CALIBRATED_8B[1:] in helps(llama_overview)[label]  # "Calibrated on ..." in each tooltip
-        assert "engine: vLLM (MBU 73.0%, MFU 48.0%)" in helps(llama_overview)[label]
+        assert "engine: vLLM (MBU 73.0%, MFU 50.0%)" in helps(llama_overview)[label]
     shown = captions(llama_overview)
-    assert "served by vLLM (MBU 73.0%, MFU 48.0%)" in shown  # the engine's MBU and MFU for this model
+    assert "served by vLLM (MBU 73.0%, MFU 50.0%)" in shown  # the engine's MBU and MFU for this model
     assert "about 80% of real measurements" in shown and CALIBRATED_8B in shown
-    # The headline values themselves are the estimate's: 69.64 ms, 7.45 ms, 3.79 s.
+    # The headline values themselves are the estimate's: 61.44 ms, 7.45 ms, 3.79 s.
     values = {m.label: m.value for m in llama_overview.main.metric}
     assert (values["Time to first token"], values["Time per output token"], values["Total latency"]) == (
-        "69.64 ms",
+        "61.44 ms",
         "7.45 ms",
         "3.79 s",
     )
@@ -110,9 +110,9 @@ def test_the_lessons_ideal_physics_shows_its_numbers_and_no_range(open_app) -> N
 
 def test_an_engine_never_measured_in_the_regime_is_extrapolated_and_says_so(open_app) -> None:
     # MLX at batch 8: no MLX row at batch > 1 in the fit or validation set, so the batch > 1 spreads
-    # × 1.5: TTFT (-0.285, 3.345) → 102.87 ms × e^-0.285 = 77.36 ms → 77 ms; × e^3.345 = 2,917.5 ms → 3.0 s.
+    # × 1.5: TTFT (-0.21, 3.24) → 102.81 ms × e^-0.21 = 83.33 ms → 83 ms; × e^3.24 = 2,625.0 ms → 2.7 s.
     at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="mlx", batch="8")
-    assert deltas(at)["Time to first token"] == "likely 77 ms–3.0 s"
+    assert deltas(at)["Time to first token"] == "likely 83 ms–2.7 s"
     words = "extrapolated: no measurements of MLX (mlx-lm) at batches above 1, so the range is 1.5× wider on each side"
     assert words in captions(at)
     assert "Extrapolated: no measurements" in helps(at)["Time to first token"]
@@ -120,7 +120,7 @@ def test_an_engine_never_measured_in_the_regime_is_extrapolated_and_says_so(open
 
 def test_edited_efficiency_numbers_are_said_to_be_yours(open_app) -> None:
     at = open_app(**LLAMA_8B_VLLM, mbu="0.5")
-    assert "served by vLLM (MBU 50.0%, MFU 48.0%, your edited numbers)" in captions(at)
+    assert "served by vLLM (MBU 50.0%, MFU 50.0%, your edited numbers)" in captions(at)
     assert "not your edits" in captions(at)
 
 
@@ -131,8 +131,8 @@ def test_the_latency_page_shows_the_ranges_and_the_band(llama_latency) -> None:
     }
     shown = captions(llama_latency)
     # total and throughput at M = 500, as on the Overview
-    assert "Engine: vLLM (MBU 73.0%, MFU 48.0%). At M = 500, total 3.79 s (likely 3.2–8.8 s)" in shown
-    assert "output 132 tok/s (likely 56–160 tok/s): the shaded band on the chart" in shown
+    assert "Engine: vLLM (MBU 73.0%, MFU 50.0%). At M = 500, total 3.79 s (likely 3.3–7.7 s)" in shown
+    assert "output 132 tok/s (likely 65–160 tok/s): the shaded band on the chart" in shown
     assert CALIBRATED_8B in shown
     names = chart_names(llama_latency)
     assert names[:2] == ["likely low", "likely range (about 80% of real servers)"]  # drawn first, under the line
@@ -156,8 +156,8 @@ def test_the_band_is_cores_total_range_at_every_length() -> None:
     low, high = band
     assert (low[0], high[0]) == (pytest.approx(rng.ttft_low_s), pytest.approx(rng.ttft_high_s))  # M = 0: TTFT's
     assert (low[-1], high[-1]) == (pytest.approx(rng.total_low_s), pytest.approx(rng.total_high_s))
-    # halfway: 63.65 + 1,862.56 × 0.8521 = 1,650.8 ms; 752.5 + 1,862.56 × 2.1598 = 4,775.2 ms
-    assert low[1] == pytest.approx(1.6508, rel=1e-3) and high[1] == pytest.approx(4.7752, rel=1e-3)
+    # halfway: 56.15 + 1,862.56 × 0.8781 = 1,691.7 ms; 560.04 + 1,862.56 × 1.8965 = 4,092.4 ms
+    assert low[1] == pytest.approx(1.6917, rel=1e-3) and high[1] == pytest.approx(4.0924, rel=1e-3)
     assert likely.latency_band(estimate(Scenario.lesson()), [3.50933]) is None
 
 
@@ -165,9 +165,9 @@ def test_the_roofline_names_the_engine_and_its_efficiency(open_app) -> None:
     at = open_app("roofline", **LLAMA_8B_VLLM, wbits="4.5")
     intro = at.main.markdown[0].value
     assert "The engine is **vLLM**: its kernels reach 73.0% of the datasheet's memory bandwidth (MBU)" in intro
-    assert "and 48.0% of its compute (MFU)" in intro
-    # int4 weights are dequantised: vLLM's AWQ/GPTQ kernels reach 0.76 of its bandwidth for them
-    assert "These 4.5-bit weights are unpacked inside the matmul: their reads reach 76.0% of that bandwidth." in intro
+    assert "and 50.0% of its compute (MFU)" in intro
+    # int4 weights are dequantised: vLLM's AWQ/GPTQ kernels reach 0.87 of its bandwidth for them
+    assert "These 4.5-bit weights are unpacked inside the matmul: their reads reach 87.0% of that bandwidth." in intro
     assert "per decode step on vLLM here" in captions(at)
 
 
@@ -195,3 +195,21 @@ def test_duration_ranges_round_outward_to_two_figures(low: float, high: float, s
 def test_throughput_ranges_round_outward() -> None:
     assert fmt.tokens_per_s_range(56.83, 154.42) == "56–160 tok/s"
     assert fmt.tokens_per_s_range(431.97, 1340.15) == "430–1,400 tok/s"
+
+
+def test_a_gpu_that_sustains_less_than_an_h100_says_so(open_app) -> None:
+    # Llama 3.1 70B fp8 on 8 × MI300X under vLLM: MI300X's kernels sustain 0.85 of an H100's
+    # bandwidth share and 0.64 of its compute share (core/presets/gpus.toml), so vLLM's 73 % and
+    # 50 % apply to that: 73 % × 0.85 = 62.05 % and 50 % × 0.64 = 32 % of the datasheet in all.
+    link = {"model": "llama-3.1-70b", "gpu": "mi300x", "gpus": "8", "wbits": "8", "engine": "vllm"}
+    intro = open_app("roofline", **link).main.markdown[0].value
+    assert (
+        "This GPU's kernels sustain less than an H100's in microbenchmarks (bandwidth 85.0%, compute 64.0% of an"
+        in intro
+    )
+    assert "62.0% of the datasheet's bandwidth and 32.0% of its compute in all." in intro
+    shown = captions(open_app(**link))
+    assert "served by vLLM (MBU 73.0%, MFU 50.0%, of what this GPU sustains (microbenchmarks: bandwidth 85.0%" in shown
+    # The lesson's ideal machine reads the datasheet, on any GPU: nothing to say.
+    ideal = open_app("roofline", **{**link, "engine": "ideal"}).main.markdown[0].value
+    assert "sustain less" not in ideal

@@ -17,9 +17,21 @@ def sets():
 
 
 def test_the_sets_and_their_sources(sets):
-    assert {name: len(rows) for name, rows in sets.items()} == {"fit": 246, "validation": 149, "test": 97, "fresh": 72}
+    assert {name: len(rows) for name, rows in sets.items()} == {
+        "fit": 246,
+        "validation": 149,
+        "test": 97,
+        "fresh": 72,
+        "fresh2": 114,
+    }
     sources = {name: {m.source_id for m in rows} for name, rows in sets.items()}
-    assert {name: len(ids) for name, ids in sources.items()} == {"fit": 30, "validation": 16, "test": 8, "fresh": 10}
+    assert {name: len(ids) for name, ids in sources.items()} == {
+        "fit": 30,
+        "validation": 16,
+        "test": 8,
+        "fresh": 10,
+        "fresh2": 13,
+    }
     # Split by source: no source has rows in two sets.
     for i, one in enumerate(SETS):
         for other in SETS[i + 1 :]:
@@ -32,56 +44,65 @@ def test_the_sets_and_their_sources(sets):
 # Pinned at what `python -m core calibrate` printed when the costs were frozen, + 0.2 points
 # of slack for floating-point noise only: a change that makes any slice worse fails here.
 PINNED = {
-    ("fit", "all", "all"): 18.6,
-    ("fit", "batch", "batch 1"): 17.6,
-    ("fit", "batch", "batch > 1"): 22.3,
-    ("fit", "moe", "MoE"): 15.1,
-    ("fit", "bits", "weights < 8 bits"): 29.9,
-    ("fit", "engine", "llama.cpp"): 18.2,
-    ("fit", "engine", "sglang"): 38.6,
-    ("fit", "engine", "trtllm"): 19.3,
-    ("fit", "engine", "typical"): 3.9,
-    ("fit", "engine", "vllm"): 19.3,
-    ("validation", "all", "all"): 18.7,
-    ("validation", "batch", "batch 1"): 16.8,
-    ("validation", "batch", "batch > 1"): 61.2,
-    ("validation", "moe", "MoE"): 49.9,
-    ("validation", "bits", "weights < 8 bits"): 15.1,
-    ("validation", "engine", "llama.cpp"): 14.5,
-    ("validation", "engine", "mlx"): 12.5,
-    ("validation", "engine", "sglang"): 21.3,
-    ("validation", "engine", "typical"): 20.6,
-    ("validation", "engine", "vllm"): 58.5,
-    # The test set, looked at once after the structure and the costs were frozen (27.8 % is far
-    # from the issue's 12 %: core/data/README.md says where it misses and why).
-    ("test", "all", "all"): 27.8,
-    ("test", "batch", "batch 1"): 28.0,
-    ("test", "batch", "batch > 1"): 26.3,
-    ("test", "moe", "MoE"): 27.0,
-    ("test", "bits", "weights < 8 bits"): 27.6,
-    ("test", "engine", "llama.cpp"): 12.5,
+    ("fit", "all", "all"): 16.2,
+    ("fit", "batch", "batch 1"): 14.5,
+    ("fit", "batch", "batch > 1"): 19.2,
+    ("fit", "moe", "MoE"): 15.2,
+    ("fit", "bits", "weights < 8 bits"): 29.6,
+    ("fit", "engine", "llama.cpp"): 18.4,
+    ("fit", "engine", "sglang"): 25.6,
+    ("fit", "engine", "trtllm"): 17.4,
+    ("fit", "engine", "typical"): 4.3,
+    ("fit", "engine", "vllm"): 16.5,
+    ("validation", "all", "all"): 17.8,
+    ("validation", "batch", "batch 1"): 16.7,
+    ("validation", "batch", "batch > 1"): 59.7,
+    ("validation", "moe", "MoE"): 42.4,
+    ("validation", "bits", "weights < 8 bits"): 13.8,
+    ("validation", "engine", "llama.cpp"): 14.7,
+    ("validation", "engine", "mlx"): 11.5,
+    ("validation", "engine", "sglang"): 19.2,
+    ("validation", "engine", "typical"): 24.0,
+    ("validation", "engine", "vllm"): 53.8,
+    # The test set, looked at once after the structure and the costs were frozen, then seen (its
+    # misses are in core/data/README.md): the structure has changed since, so it is no test now.
+    ("test", "all", "all"): 28.4,
+    ("test", "batch", "batch 1"): 29.2,
+    ("test", "batch", "batch > 1"): 27.0,
+    ("test", "moe", "MoE"): 29.2,
+    ("test", "bits", "weights < 8 bits"): 27.3,
+    ("test", "engine", "llama.cpp"): 12.6,
     ("test", "engine", "mlx"): 11.6,
-    ("test", "engine", "sglang"): 26.8,
-    ("test", "engine", "typical"): 26.3,
-    ("test", "engine", "vllm"): 54.6,
-    # The fresh set: ten sources gathered after the test set had been seen, judged once on
-    # 2026-12-01 with the model as it was (19.0 % overall; still above the issue's 12 %).
-    ("fresh", "all", "all"): 19.0,
-    ("fresh", "batch", "batch 1"): 21.6,
-    ("fresh", "batch", "batch > 1"): 15.6,
+    ("test", "engine", "sglang"): 31.1,
+    ("test", "engine", "typical"): 27.0,
+    ("test", "engine", "vllm"): 50.6,
+    # The fresh set, judged once on 2026-12-01 (19.0 %), then seen while the structure changed.
+    ("fresh", "all", "all"): 18.2,
+    ("fresh", "batch", "batch 1"): 19.3,
+    ("fresh", "batch", "batch > 1"): 17.9,
     ("fresh", "moe", "MoE"): 22.7,
-    ("fresh", "bits", "weights < 8 bits"): 21.4,
-    ("fresh", "metric", "tpot_ms"): 7.0,
-    ("fresh", "metric", "ttft_ms"): 25.9,
+    ("fresh", "bits", "weights < 8 bits"): 21.6,
+    ("fresh", "metric", "tpot_ms"): 7.8,
+    ("fresh", "metric", "ttft_ms"): 26.4,
+    # The fresh2 set: thirteen sources gathered after the fresh set was seen, judged once with the
+    # model frozen (25.7 %: far above the issue's 12 %; the model before this round scored 29.9 %).
+    ("fresh2", "all", "all"): 25.7,
+    ("fresh2", "batch", "batch 1"): 20.9,
+    ("fresh2", "batch", "batch > 1"): 52.8,
+    ("fresh2", "moe", "MoE"): 52.3,
+    ("fresh2", "bits", "weights < 8 bits"): 30.8,
+    ("fresh2", "metric", "tpot_ms"): 22.9,
+    ("fresh2", "metric", "ttft_ms"): 34.1,
 }
 # The likely ranges' coverage (share of rows inside their range), pinned from below.
 PINNED_COVERAGE = {
     ("validation", "all"): 0.79,
-    ("test", "all"): 0.83,
-    ("test", "batch 1"): 0.84,
+    ("test", "all"): 0.75,
+    ("test", "batch 1"): 0.78,
     ("test", "batch > 1"): 0.99,
-    ("test", "MoE"): 0.77,
-    ("fresh", "all"): 0.75,
+    ("test", "MoE"): 0.65,
+    ("fresh", "all"): 0.68,
+    ("fresh2", "all"): 0.67,
 }
 
 
@@ -109,10 +130,12 @@ def test_range_coverage_is_pinned(sets, key, share):
 def test_one_row_by_hand(sets):
     # LMDeploy, Llama 2 7B fp16 on an A100 80GB, batch 1, 128 steps after a 1-token prompt, on
     # the typical engine: (13.48e9 B of weights + 64.5 tokens × 524,288 B of KV on average)
-    # / (2,039e9 × 0.82) = 8.0824 ms, + 32 layers × 34 µs + 78 µs = 1.166 ms → 9.2485 ms.
+    # / (2,039e9 × 0.85 × 0.88, an A100's sustained share) = 8.8605 ms, + 32 layers × 30 µs +
+    # 62 µs = 1.022 ms → 9.8825 ms.
     row = sets["fit"][0]
     assert (row.source_id, row.metric, row.value) == ("lmdeploy-a100-fp16", "tpot_ms", 9.998)
-    expected = (13.48e9 + 64.5 * 524_288) / (2039e9 * 0.82) * 1e3 + 32 * 0.034 + 0.078
+    expected = (13.48e9 + 64.5 * 524_288) / (2039e9 * 0.85 * 0.88) * 1e3 + 32 * 0.030 + 0.062
+    assert expected == pytest.approx(9.8825, rel=1e-4)
     assert predict(row) == pytest.approx(expected, rel=1e-9)
 
 

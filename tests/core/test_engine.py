@@ -80,13 +80,16 @@ def test_nothing_fits_when_the_weights_do_not():
 
 
 def test_four_bit_maths_runs_on_the_four_bit_peak():
-    # NVFP4 on 2 × B200 asks for 4-bit maths: 9,000 TFLOP/s per GPU × MFU. Weight-only 4.5-bit
-    # weights without it dequantise to the 16-bit peak (2,250).
+    # NVFP4 on 2 × B200 asks for 4-bit maths: 9,000 TFLOP/s per GPU × the 0.96 a B200's GEMMs
+    # sustain (against an H100's) × MFU. Weight-only 4.5-bit weights without it dequantise to
+    # the 16-bit peak (2,250). Attention runs FP8 beside the fp8 cache either way: 4,500.
     model, gpu = presets.model("llama-3.1-70b"), presets.gpu("b200")
     r = Replica(model, Precision(4.5, 8, compute_bits=4), gpu, 2, VLLM)
-    assert r.machine.compute_flops_per_s == pytest.approx(2 * 9000e12 * VLLM.mfu)
+    assert gpu.sustained_compute_share == 0.96
+    assert r.machine.compute_flops_per_s == pytest.approx(2 * 9000e12 * 0.96 * VLLM.mfu)
+    assert r.machine.attention_flops_per_s == pytest.approx(2 * 4500e12 * 0.96 * VLLM.mfu)
     default = Replica(model, Precision(4.5, 8), gpu, 2, VLLM)
-    assert default.machine.compute_flops_per_s == pytest.approx(2 * 2250e12 * VLLM.mfu)
+    assert default.machine.compute_flops_per_s == pytest.approx(2 * 2250e12 * 0.96 * VLLM.mfu)
     assert r.machine.bandwidth_bytes_per_s == default.machine.bandwidth_bytes_per_s
     # An H100 has no 4-bit tensor cores: asking for 4-bit maths there is an error naming it.
     with pytest.raises(ValueError, match="no 4-bit tensor cores"):

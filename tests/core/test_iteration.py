@@ -148,10 +148,10 @@ def test_a_request_between_others():
 
 
 def test_typical_engine_flattens_to_the_calibrated_efficiency_per_model():
-    # The toy has no layers: CALIBRATED exactly. Llama 3.1 70B adds 80 × 34 µs = 2.72 ms a step.
+    # The toy has no layers: CALIBRATED exactly. Llama 3.1 70B adds 80 × 30 µs = 2.4 ms a step.
     assert TYPICAL.efficiency(presets.model("toy-7b")) == CALIBRATED
     llama = TYPICAL.efficiency(presets.model("llama-3.1-70b"))
-    assert llama.step_overhead_s == pytest.approx(80 * 34e-6, rel=1e-12)
+    assert llama.step_overhead_s == pytest.approx(80 * 30e-6, rel=1e-12)
     assert replace(llama, step_overhead_s=0.0) == CALIBRATED
 
 

@@ -56,6 +56,18 @@ def test_a_named_engine_adds_its_request_path_to_a_trickle():
     assert point.ttft_p95_s - bare.ttft_p95_s == pytest.approx(TRTLLM.request_overhead_s, rel=1e-6)
 
 
+def test_the_per_stream_path_costs_nothing_at_a_trickle_and_grows_with_the_others_in_flight():
+    # vLLM's 0.82 ms per other request streaming: a trickle finds nobody else (no change); at load
+    # an arrival finds λ × e2e others on average, so the mean TTFT grows by about that many × 0.82 ms.
+    lengths = RequestLengths(1000, 500)
+    bare_engine = replace(VLLM, stream_overhead_s=0.0)
+    trickle = open_loop(replica(), lengths, 1e-9).ttft_s - open_loop(replica(engine=bare_engine), lengths, 1e-9).ttft_s
+    assert trickle == pytest.approx(0.0, abs=1e-9)
+    busy, bare = open_loop(replica(), lengths, 2.0), open_loop(replica(engine=bare_engine), lengths, 2.0)
+    others = busy.mean_in_flight  # λ × e2e: about how many an arrival finds (PASTA)
+    assert 0.5 * others * VLLM.stream_overhead_s < busy.ttft_s - bare.ttft_s < 1.5 * others * VLLM.stream_overhead_s
+
+
 @pytest.mark.parametrize(
     "lengths",
     [RequestLengths(1024, 1024, 0.8), RequestLengths(8192, 64), RequestLengths(200, 4000)],

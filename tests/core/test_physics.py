@@ -37,8 +37,8 @@ EARLIER = Efficiency(
 )
 
 
-def machine(gpu_id="toy-gpu", n=1, efficiency=IDEAL, math_bits=16):
-    return effective_machine(presets.gpu(gpu_id), n, efficiency, math_bits)
+def machine(gpu_id="toy-gpu", n=1, efficiency=IDEAL, precision=FP16):
+    return effective_machine(presets.gpu(gpu_id), n, efficiency, precision)
 
 
 def test_kv_cache_uses_kv_heads_times_head_dim():
@@ -183,7 +183,7 @@ def test_qwen3_235b_on_8_gpus_stores_each_kv_head_twice():
     assert (29.38625e9 + 64 * 16_384 * 192_512 / 8) / 1e9 == pytest.approx(54.62, abs=0.01)  # the old figure
     assert plan.fits and plan.available_bytes_per_gpu == 80e9
     # The bytes every step moves count both copies too: each GPU reads its own.
-    m = machine("h100-sxm", 8, math_bits=8)
+    m = machine("h100-sxm", 8, precision=Precision(8, 8))
     one = decode_step(qwen, fp8, m, 64, 16_000)
     assert one.bytes_moved - weight_bytes_read(qwen, fp8, 64) == pytest.approx(64 * 16_000 * 192_512 * 2)
     first = prefill(qwen, fp8, m, 16_000, 64)
@@ -225,7 +225,7 @@ def test_allreduce_ring_traffic():
 
 def test_efficiency_derates_bandwidth_and_compute():
     eff = Efficiency(label="custom", mbu=0.5, mfu=0.25)
-    m = machine("h100-sxm", 2, eff, math_bits=8)
+    m = machine("h100-sxm", 2, eff, Precision(8, 8))
     assert m.bandwidth_bytes_per_s == pytest.approx(2 * 3.35e12 * 0.5)
     assert m.compute_flops_per_s == pytest.approx(2 * 1979e12 * 0.25)  # fp8 peak at 8-bit maths
 
@@ -234,6 +234,41 @@ def test_math_precision_rule():
     assert Precision(8, 16).math_bits == 8  # W8A8
     assert Precision(4.5, 16).math_bits == 16  # weight-only: dequantised to 16-bit
     assert Precision(16, 8).math_bits == 16
+
+
+@pytest.mark.parametrize(
+    ("weight_bits", "kv_bits", "compute_bits", "attention_bits"),
+    [(16, 16, None, 16), (8, 16, None, 16), (8, 8, None, 8), (4.5, 8, 4, 8), (4.5, 16, 4, 16), (4.5, 8, None, 16)],
+)
+def test_attention_runs_at_the_kv_caches_precision_never_4_bits(weight_bits, kv_bits, compute_bits, attention_bits):
+    # Attention multiplies activations by cached keys and values: 8-bit only with an 8-bit cache
+    # beside 8- or 4-bit maths (FP8 FMHA), else 16; NVFP4 weights never make attention 4-bit.
+    assert Precision(weight_bits, kv_bits, compute_bits).attention_bits == attention_bits
+
+
+def test_fp8_weights_with_a_16_bit_cache_prefill_attention_at_the_16_bit_peak():
+    # Llama 3.1 8B, fp8 weights, 16-bit KV cache, one H100 SXM, ideal, an 8,192-token prompt.
+    # Weights: 2 × 8.03e9 × 8,192 = 131.56 TFLOP at the 8-bit peak, 1,979 TFLOP/s → 66.48 ms.
+    # Attention: 4 × 32 × 128 = 16,384 per attended token per layer × 32 layers × (1 + ... +
+    # 8,192 = 33,558,528) = 17.59 TFLOP at the 16-bit peak, 989.5 TFLOP/s → 17.78 ms (it was
+    # 8.89 ms when attention ran at the weights' 8-bit peak). Compute time 84.26 ms.
+    llama = presets.model("llama-3.1-8b")
+    fp8 = Precision(8, 16)
+    m = machine("h100-sxm", 1, IDEAL, fp8)
+    assert m.compute_flops_per_s == 1979e12 and m.attention_flops_per_s == 989.5e12 and not m.uniform
+    step = prefill(llama, fp8, m, 8192)
+    weights_s = 2 * llama.active_params * 8192 / 1979e12
+    attention_s = 16_384 * 32 * 33_558_528 / 989.5e12
+    assert llama.active_params == pytest.approx(8.03e9, rel=1e-3)
+    assert attention_s == pytest.approx(17.78e-3, rel=1e-3)
+    assert step.compute_time_s == pytest.approx(weights_s + attention_s, rel=1e-12)
+    # With an fp8 cache too, attention runs FP8 FMHA at the 8-bit peak: one rate for the step.
+    both = Precision(8, 8)
+    m8 = machine("h100-sxm", 1, IDEAL, both)
+    assert m8.uniform
+    assert prefill(llama, both, m8, 8192).compute_time_s == pytest.approx(
+        (weights_s * 1979e12 + 16_384 * 32 * 33_558_528) / 1979e12
+    )
 
 
 def test_cached_prompt_tokens_skip_prefill_maths():
@@ -448,21 +483,23 @@ def test_self_hosting_is_not_possible_when_the_setup_does_not_fit():
 
 
 def test_break_even_beyond_capacity_is_no_headline():
-    # Llama 3.1 8B on one A100 80GB at $2.4984/h, the typical engine (MBU 0.82, MFU 0.88, 32
-    # layers × 34 µs + 78 µs per sequence = 1.166 ms a step), 200 → 500 tokens, API $0.00085 a reply:
+    # Llama 3.1 8B on one A100 80GB at $2.4984/h, the typical engine (MBU 0.85, MFU 0.88, 32
+    # layers × 30 µs + 62 µs per sequence = 1.022 ms a step) on an A100, whose copy kernels
+    # sustain 0.88 of what an H100's do (bandwidth 2,039e9 × 0.85 × 0.88 = 1.52517e12 B/s),
+    # 200 → 500 tokens, API $0.00085 a reply:
     #   break-even 2.4984 × 24 / 0.00085 = 70,543 replies a day
-    #   batch 1: TTFT 3.2225e12 FLOP / (312e12 × 0.88) + 1.166 ms = 12.903 ms; 500 steps of
-    #   (16.06e9 + 449.5 × 131,072) B / (2,039e9 × 0.82) + 1.166 ms = 10.807 ms → 5.416 s a reply,
-    #   86,400 / 5.416 = 15,952 replies a day: one fleet never reaches its break-even.
+    #   batch 1: TTFT 3.2225e12 FLOP / (312e12 × 0.88) + 1.022 ms = 12.759 ms; 500 steps of
+    #   (16.06e9 + 449.5 × 131,072) B / 1.52517e12 + 1.022 ms = 11.591 ms → 5.808 s a reply,
+    #   86,400 / 5.808 = 14,876 replies a day: one fleet never reaches its break-even.
     single = _estimate("llama-3.1-8b", "a100-80gb-sxm").self_hosting
     assert single.break_even_replies_per_day == pytest.approx(2.4984 * 24 / 0.00085)
-    assert single.capacity_replies_per_day == pytest.approx(15_952, rel=1e-3)
+    assert single.capacity_replies_per_day == pytest.approx(14_876, rel=1e-3)
     assert not single.breaks_even and single.reachable_break_even_replies_per_day is None
-    # Batch 16: TTFT 16 × 3.2225e12 / 274.56e12 + 1.088 ms + 16 × 78 µs = 190.13 ms; steps of
-    # (16.06e9 + 16 × 449.5 × 131,072) / 1.67198e12 + 2.336 ms = 12.505 ms → 6.443 s, and
-    # 16 × 86,400 / 6.443 = 214,568 a day: the break-even is within reach.
+    # Batch 16: TTFT 16 × 3.2225e12 / 274.56e12 + 0.960 ms + 16 × 62 µs = 189.74 ms; steps of
+    # (16.06e9 + 16 × 449.5 × 131,072) / 1.52517e12 + 1.952 ms = 13.100 ms → 6.740 s, and
+    # 16 × 86,400 / 6.740 = 205,111 a day: the break-even is within reach.
     batched = _estimate("llama-3.1-8b", "a100-80gb-sxm", batch_size=16).self_hosting
-    assert batched.capacity_replies_per_day == pytest.approx(214_568, rel=1e-3)
+    assert batched.capacity_replies_per_day == pytest.approx(205_111, rel=1e-3)
     assert batched.reachable_break_even_replies_per_day == pytest.approx(70_543, rel=1e-4)
 
 

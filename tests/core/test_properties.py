@@ -163,7 +163,7 @@ preset_scenarios = st.builds(
 
 
 def machine_of(gpu: GPU, gpu_count: int, efficiency: Efficiency, precision: Precision):
-    return effective_machine(gpu, gpu_count, efficiency, precision.math_bits, precision.dequantises)
+    return effective_machine(gpu, gpu_count, efficiency, precision)
 
 
 def rel(a: float, b: float, tol: float = 1e-12) -> bool:
@@ -223,8 +223,9 @@ def test_bound_is_compute_exactly_when_intensity_exceeds_balance(
     ):
         assert step.intensity_flop_per_byte == step.flops / step.bytes_moved
         # balance = compute / bandwidth of the derated tensor-parallel group (a dequantising
-        # engine's weights move at other rates: the step's own ridge, from its times)
-        if not machine.dequantised:
+        # engine's weights, or attention at another precision, move at other rates: the
+        # step's own ridge, from its times)
+        if machine.uniform:
             assert step.balance_flop_per_byte == machine.compute_flops_per_s / machine.bandwidth_bytes_per_s
         assert (step.bound == "compute") == (step.intensity_flop_per_byte > step.balance_flop_per_byte)
         # ... and the bound names the slower side of the roofline (up to rounding at the ridge).

@@ -27,20 +27,20 @@ def estimate_on(model_id: str, engine_id: str, batch: int = 1) -> Estimate:
 
 def test_a_calibrated_range_by_hand():
     # Llama 3.1 8B on an H100 under vLLM, batch 1: vLLM was measured at batch 1, so the range is
-    # calibrated and uses the batch-1 spreads: TTFT × e^-0.09 to × e^2.38, TPOT × e^-0.16 to
-    # × e^0.77; the total is each part at its own bound; throughput is 500 tokens over the total's.
+    # calibrated and uses the batch-1 spreads: TTFT × e^-0.09 to × e^2.21, TPOT × e^-0.13 to
+    # × e^0.64; the total is each part at its own bound; throughput is 500 tokens over the total's.
     result = estimate_on("llama-3.1-8b", "vllm")
     likely = likely_range(result)
     assert (likely.regime, likely.confidence) == ("batch 1", "calibrated")
     ttft, tpot = SPREADS[("batch 1", "ttft")], SPREADS[("batch 1", "tpot")]
-    assert (ttft.low, ttft.high, tpot.low, tpot.high) == (-0.09, 2.38, -0.16, 0.77)
+    assert (ttft.low, ttft.high, tpot.low, tpot.high) == (-0.09, 2.21, -0.13, 0.64)
     assert likely.ttft_low_s == pytest.approx(result.ttft_s * math.exp(-0.09), rel=1e-12)
-    assert likely.ttft_high_s == pytest.approx(result.ttft_s * math.exp(2.38), rel=1e-12)
-    assert likely.tpot_low_s == pytest.approx(result.tpot_s * math.exp(-0.16), rel=1e-12)
-    assert likely.tpot_high_s == pytest.approx(result.tpot_s * math.exp(0.77), rel=1e-12)
+    assert likely.ttft_high_s == pytest.approx(result.ttft_s * math.exp(2.21), rel=1e-12)
+    assert likely.tpot_low_s == pytest.approx(result.tpot_s * math.exp(-0.13), rel=1e-12)
+    assert likely.tpot_high_s == pytest.approx(result.tpot_s * math.exp(0.64), rel=1e-12)
     decode = result.latency.decode_s
-    assert likely.total_low_s == pytest.approx(likely.ttft_low_s + decode * math.exp(-0.16), rel=1e-12)
-    assert likely.total_high_s == pytest.approx(likely.ttft_high_s + decode * math.exp(0.77), rel=1e-12)
+    assert likely.total_low_s == pytest.approx(likely.ttft_low_s + decode * math.exp(-0.13), rel=1e-12)
+    assert likely.total_high_s == pytest.approx(likely.ttft_high_s + decode * math.exp(0.64), rel=1e-12)
     assert likely.output_tokens_per_s_low == pytest.approx(500 / likely.total_high_s, rel=1e-12)
     assert likely.output_tokens_per_s_high == pytest.approx(500 / likely.total_low_s, rel=1e-12)
 

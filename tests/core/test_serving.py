@@ -90,6 +90,21 @@ def test_a_closed_loop_point_by_hand():
     assert point.queue_wait_s == 0 and point.running == 8
 
 
+def test_the_servers_path_grows_with_the_streams_in_flight():
+    # The point above with 1 ms of server path per other request streaming (`stream_overhead_s`):
+    # a new request's first token waits 7 × 1 ms more, TTFT 17.095 + 7 = 24.095 ms. Little's law
+    # then gives X = 8 / (0.024095 + 500 × 0.0072713) = 2.1859/s; the reply's steps barely move
+    # (others' prompts arrive 0.2 % less often). Alone (C = 1) there is nobody else: no change.
+    engine = replace(IDEAL_ENGINE, stream_overhead_s=1e-3)
+    r = Replica(TOY_WITH_KV, FP16, presets.gpu("toy-gpu"), 1, engine)
+    point = closed_loop(r, RequestLengths(200, 500), 8)
+    assert point.ttft_s == pytest.approx(24.095e-3, rel=1e-4)
+    assert point.requests_per_s == pytest.approx(2.1859, rel=1e-4)
+    assert point.tpot_s == pytest.approx(7.2713e-3, rel=1e-4)
+    alone = Replica(TOY_WITH_KV, FP16, presets.gpu("toy-gpu"), 1, IDEAL_ENGINE)
+    assert closed_loop(r, RequestLengths(200, 500), 1).ttft_s == closed_loop(alone, RequestLengths(200, 500), 1).ttft_s
+
+
 CASES = [
     ("llama-3.1-8b", "h100-sxm", 1, FP16, 1000, 500),
     ("llama-3.1-8b", "a100-80gb-sxm", 1, Precision(16, 8), 128, 2048),
@@ -132,7 +147,7 @@ def test_concurrency_one_is_estimate(model_id, gpu_id, n, precision, prompt, out
 def test_a_chunked_prompt_pays_the_fixed_costs_once_per_chunk():
     # Designed difference: 20,000 prompt tokens in vLLM-like 8,192-token chunks → 3 iterations.
     # Each chunk is compute-bound and the chunks' FLOPs add up to the whole prompt's, so TTFT is
-    # `estimate`'s plus 2 more fixed costs: 2 × (32 layers × 34 µs + 78 µs per sequence).
+    # `estimate`'s plus 2 more fixed costs: 2 × (32 layers × 30 µs + 62 µs per sequence).
     r = replica("llama-3.1-8b", "h100-sxm", 1, TYPICAL, FP16)
     scenario = Scenario(
         model=r.model,
@@ -142,7 +157,7 @@ def test_a_chunked_prompt_pays_the_fixed_costs_once_per_chunk():
         workload=Workload(prompt_tokens=20_000, output_tokens=200),
     )
     point = closed_loop(r, RequestLengths(20_000, 200), 1)
-    assert point.ttft_s - estimate(scenario).ttft_s == pytest.approx(2 * (32 * 34e-6 + 78e-6), rel=1e-9)
+    assert point.ttft_s - estimate(scenario).ttft_s == pytest.approx(2 * (32 * 30e-6 + 62e-6), rel=1e-9)
 
 
 @pytest.mark.parametrize("engine", [TYPICAL, VLLM, TRTLLM], ids=lambda e: e.id)

@@ -31,6 +31,8 @@ BASE: dict[type, dict[str, Any]] = {
         interconnect_bytes_per_s=4.5e11,
         peak_flops_4bit_per_s=1.2e15,
         price_usd_per_hour=2.0,
+        sustained_bandwidth_share=0.9,
+        sustained_compute_share=0.7,
     ),
     Model: dict(
         id="custom",
@@ -58,6 +60,7 @@ BASE: dict[type, dict[str, Any]] = {
         sequence_overhead_s=1e-5,
         allreduce_latency_s=2e-5,
         request_overhead_s=5e-2,
+        stream_overhead_s=5e-4,
         expert_overhead_s=2e-6,
         dequant_bandwidth=0.7,
         dequant_compute=0.6,
@@ -102,6 +105,8 @@ FIELDS = [
     Field(GPU, "interconnect_bytes_per_s", "float", 1e8, False, 1e14, ">= 100,000,000 and <= 1e+14"),
     Field(GPU, "peak_flops_4bit_per_s", "float", 1e11, False, 1e18, ">= 100,000,000,000 and <= 1e+18", optional=True),
     Field(GPU, "price_usd_per_hour", "float", 0, False, 1e4, ">= 0 and <= 10,000", optional=True),
+    Field(GPU, "sustained_bandwidth_share", "float", 0.1, False, 1, ">= 0.1 and <= 1"),
+    Field(GPU, "sustained_compute_share", "float", 0.1, False, 1, ">= 0.1 and <= 1"),
     Field(Model, "total_params", "float", 1e6, False, 1e14, ">= 1,000,000 and <= 1e+14"),
     # Bounded by total_params (46.7e9 in BASE).
     Field(Model, "active_params", "float", 1e6, False, 46.7e9, ">= 1,000,000 and <= 46,700,000,000"),
@@ -130,6 +135,7 @@ FIELDS = [
     Field(Efficiency, "sequence_overhead_s", "float", 0, False, 0.01, ">= 0 and <= 0.01"),
     Field(Efficiency, "allreduce_latency_s", "float", 0, False, 0.1, ">= 0 and <= 0.1"),
     Field(Efficiency, "request_overhead_s", "float", 0, False, 10, ">= 0 and <= 10"),
+    Field(Efficiency, "stream_overhead_s", "float", 0, False, 0.01, ">= 0 and <= 0.01"),
     Field(Efficiency, "expert_overhead_s", "float", 0, False, 0.001, ">= 0 and <= 0.001"),
     Field(Efficiency, "dequant_bandwidth", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
     Field(Efficiency, "dequant_compute", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
