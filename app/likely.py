@@ -66,7 +66,7 @@ def engine_phrase(scenario: Scenario) -> str:
         return "ideal physics (MBU = MFU = 100%, nothing added)"
     edited = ", your edited numbers" if efficiency_edited(scenario) else ""
     gpu = scenario.gpu
-    derated = (gpu.sustained_bandwidth_share, gpu.sustained_compute_share) != (1, 1) and not e.at_datasheet
+    derated = (gpu.sustained_bandwidth_share, gpu.sustained_compute_share) != (1, 1) and not e.is_ideal
     on = f", of what this GPU sustains (microbenchmarks: {_shares(scenario)})" if derated else ""
     return f"{engine_name(scenario)} (MBU {fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{on}{edited})"
 
@@ -103,7 +103,7 @@ def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
 def sustained_note(scenario: Scenario) -> str:
     """' On an MI300X …': where the GPU's kernels sustain less than the H100 the engines were calibrated on."""
     gpu, e = scenario.gpu, scenario.efficiency
-    if e.at_datasheet or (gpu.sustained_bandwidth_share, gpu.sustained_compute_share) == (1, 1):
+    if e.is_ideal or (gpu.sustained_bandwidth_share, gpu.sustained_compute_share) == (1, 1):
         return ""
     return (
         f" This GPU's kernels sustain less than an H100's in microbenchmarks ({_shares(scenario)}), and "

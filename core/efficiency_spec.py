@@ -95,16 +95,12 @@ class Efficiency:
         validate(self)
 
     @property
-    def at_datasheet(self) -> bool:
-        """The lesson's ideal machine (the `ideal` base, even with edited numbers) or nothing lost at all.
-
-        It runs at the GPU's datasheet; every real engine runs at what the GPU sustains
-        (`GPU.sustained_bandwidth_share`, `sustained_compute_share`) times its own shares.
-        """
-        return self.label == "ideal" or self.is_ideal
-
-    @property
     def is_ideal(self) -> bool:
+        """Nothing lost and nothing added: the lesson's machine, which reads the GPU's datasheet itself.
+
+        Every other efficiency (an engine's, or numbers edited from any base) runs at what the GPU
+        sustains (`GPU.sustained_bandwidth_share`, `sustained_compute_share`) times its own shares.
+        """
         costs = (
             self.step_overhead_s,
             self.sequence_overhead_s,

@@ -144,6 +144,21 @@ class RequestSteps:
 
         return cls(*(column(name) for name in _STEP_FIELDS))
 
+    def padded(self, entries: int) -> RequestSteps:
+        """These 1-D steps repeated at their last entry up to `entries` (a setup with fewer slots stacked beside more).
+
+        Past its own slots a setup's requests wait, and those that run are its last entry's: the
+        open loop masks the padded states' own terms and reads their times at the last slot.
+        """
+        count = int(np.shape(self.decode_s)[0])
+
+        def column(name: str) -> np.ndarray:
+            values = np.broadcast_to(getattr(self, name), (count,))
+            # np.pad(mode="edge")'s numbers, without its overhead (a plan pads dozens of setups)
+            return values if count == entries else np.concatenate((values, np.repeat(values[-1:], entries - count)))
+
+        return RequestSteps(*(column(name) for name in _STEP_FIELDS))
+
     def rows(self, which: np.ndarray) -> RequestSteps:
         """The rows `which` of stacked steps (`stacked`)."""
         return RequestSteps(*(np.asarray(getattr(self, name))[which] for name in _STEP_FIELDS))

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -118,9 +118,22 @@ class OpenLoopModel:
     steps: RequestSteps
     n: np.ndarray  # k + 1
     fits: int  # the concurrency that fits (0: not even the weights)
+    # Setups stacked beside one with more slots (`_stack`): each row's own slot count c; None: len(n) for every row.
+    slots: np.ndarray | None = field(default=None, repr=False, compare=False)
     # The states at the goodput search's grids, by the grid's rates: they do not depend on the targets,
     # and the grids depend only on this setup, so a search at other targets finds most of them here.
     _grids: dict[bytes, _State] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # Its steps padded to another setup's slot count (`_stack`), by that count: a search stacks the same ones each pass.
+    _padded: dict[int, RequestSteps] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def steps_for(self, entries: int) -> RequestSteps:
+        """Its steps over `entries` slots: its own, or padded at its last slot (kept for the next pass)."""
+        if entries == len(self.n):
+            return self.steps
+        padded = self._padded.get(entries)
+        if padded is None:
+            padded = self._padded[entries] = self.steps.padded(entries)
+        return padded
 
     @classmethod
     def build(cls, replica: Replica, lengths: RequestLengths) -> OpenLoopModel:
@@ -147,30 +160,47 @@ class OpenLoopModel:
         """The smaller of the slots' limit (the root of λ − μ(c; λ)) and the prefill's (load = 1); 0 if nothing fits."""
         return capacities((self,))[0]
 
-    def _prefill_bound(self, slots: float) -> float:
-        """The capacity given the slots' limit: it, unless the prefill saturates first (load = 1 below it)."""
-        if self._state(np.array([slots * (1 - 1e-9)])).prefill_load[0] < 1:
+    def _prefill_bound(self, slots: float, load_below_slots: float | None = None) -> float:
+        """The capacity given the slots' limit: it, unless the prefill saturates first (load = 1 below it).
+
+        `load_below_slots`: the prefill's load just below the slots' limit, if already evaluated.
+        """
+        if load_below_slots is None:
+            load_below_slots = float(self._state(np.array([slots * (1 - 1e-9)])).prefill_load[0])
+        if load_below_slots < 1:
             return slots
         return root_below(lambda rate: self._state(rate).prefill_load - 1, slots)
 
     def _state(self, rates: np.ndarray) -> _State:
-        """The state at each of `rates` (shape (K,)); rows past the slots' limit are marked, not steady."""
+        """The state at each of `rates` (shape (K,)); rows past the slots' limit are marked, not steady.
+
+        Rows of setups stacked beside one with more slots (`slots`) run past their own c as its
+        queue does: every padded state serves at μ(c), admits nobody, and decodes c at a time.
+        """
         steps = self.steps
         prompts, tpot, prefill = self._at(rates[:, None])
         mu = self.n / (prefill + self.lengths.mean_output_tokens * tpot)
-        slot_ratio = rates / mu[:, -1]
+        rows = np.arange(len(rates))
+        c = np.full(len(rates), len(self.n)) if self.slots is None else self.slots
+        own = self.n <= c[:, None]  # entries k < c (the states n = k + 1 ≤ c)
+        mu_c = mu[rows, c - 1]
+        if self.slots is not None:
+            mu = np.where(own, mu, mu_c[:, None])  # past c every departure frees a slot at μ(c)
+        slot_ratio = rates / mu_c
         # Past the slots' limit there is no stationary distribution: compute at a steady rate, then mark.
-        steady_rate = np.where(slot_ratio < 1, rates, 0.5 * mu[:, -1])[:, None]
+        steady_rate = np.where(slot_ratio < 1, rates, 0.5 * mu_c)[:, None]
         pi, beyond, ratio = birth_death_distribution(steady_rate, mu)
-        full = pi[:, -1] + beyond
+        pi_c = pi[rows, c]
+        full = pi_c + beyond if self.slots is None else np.sum(np.where(own, 0.0, pi[:, 1:]), axis=1) + pi_c + beyond
         # Entry k: admitted beside k others; an arrival that finds all c busy waits, then joins c - 1.
-        admitted = pi[:, :-1].copy()
-        admitted[:, -1] += full
+        admitted = pi[:, :-1].copy() if self.slots is None else np.where(own, pi[:, :-1], 0.0)
+        admitted[rows, c - 1] += full
         # A request queued for a slot waits j + 1 departures at μ(c) when j are ahead;
         # near-deterministic replies halve that (Allen-Cunneen).
-        slot_wait = pi[:, -1] / (mu[:, -1] * (1 - ratio) ** 2) * (1 + self.lengths.squared_variation) / 2
-        weights = self.n * pi[:, 1:]
-        weights[:, -1] += self.n[-1] * beyond
+        slot_wait = pi_c / (mu_c * (1 - ratio) ** 2) * (1 + self.lengths.squared_variation) / 2
+        # States past c decode c at a time (and at c's step times: the padded entries repeat it).
+        weights = (self.n if self.slots is None else np.minimum(self.n, c[:, None])) * pi[:, 1:]
+        weights[:, -1] += c * beyond
         carry = steps.chunks * steps.mixed_s(prompts)
         return _State(
             idle=admitted[:, 0].copy(),  # not a view: a kept grid state must not hold the (K, c) array
@@ -193,7 +223,7 @@ class OpenLoopModel:
         engine = self.replica.engine
         machine = self.replica.machine
         overhead = (machine.request_overhead_s, machine.stream_overhead_s)
-        return self.fits, self.lengths, overhead, engine.prefill_batch_wait_iterations
+        return self.lengths, overhead, engine.prefill_batch_wait_iterations  # any slot counts: `_stack` pads
 
     def _grid_state(self, rates: np.ndarray) -> _State:
         """`_state(rates)`, kept for the next search: the rates are a step of the goodput search.
@@ -330,9 +360,40 @@ def capacities(models: Sequence[OpenLoopModel]) -> list[float]:
             groups.setdefault(model.lengths, []).append(i)
     for members in groups.values():
         limits = _slots_limits([models[i] for i in members])
-        for i, slots in zip(members, limits, strict=True):
-            found[i] = models[i]._prefill_bound(slots)
+        for i, capacity in zip(members, _prefill_bounds([models[i] for i in members], limits), strict=True):
+            found[i] = capacity
     return found
+
+
+def _prefill_bounds(models: list[OpenLoopModel], limits: list[float]) -> list[float]:
+    """Each model's `_prefill_bound`, setups of one shape together (`_shape_prefill_bounds`)."""
+    bounds = list(limits)
+    for members in _stackable([(model, 1) for model in models]):
+        if len(members) == 1:
+            bounds[members[0]] = models[members[0]]._prefill_bound(limits[members[0]])
+            continue
+        found = _shape_prefill_bounds([models[i] for i in members], [limits[i] for i in members])
+        for i, bound in zip(members, found, strict=True):
+            bounds[i] = bound
+    return bounds
+
+
+def _shape_prefill_bounds(group: list[OpenLoopModel], limits: list[float]) -> list[float]:
+    """`_prefill_bound` of setups of one shape, stacked (`_Pool`): the load just below each slots' limit in
+    one pass, then the roots of those whose prefill saturates first, in step (`roots_below`)."""
+    pool = _Pool.of(group)
+
+    def load(rates: np.ndarray, which: np.ndarray) -> np.ndarray:
+        return pool.stack([group[j] for j in which], [1] * len(which))._state(rates).prefill_load
+
+    below = load(np.array(limits) * (1 - 1e-9), np.arange(len(group)))
+    saturated = np.flatnonzero(below >= 1)
+    bounds = list(limits)
+    if saturated.size:
+        roots = roots_below(lambda rates, which: load(rates, saturated[which]) - 1, [limits[j] for j in saturated])
+        for j, root in zip(saturated, roots, strict=True):
+            bounds[j] = root
+    return bounds
 
 
 def _slots_limits(models: list[OpenLoopModel]) -> list[float]:
@@ -362,19 +423,33 @@ def goodput_rates(
     """
     fitting = [i for i, model in enumerate(models) if model.fits]
     tops = [max(highest or 0.0, models[i].slot_limit_upper_per_s()) for i in fitting]
+    # Every setup of one shape stacked once: each pass takes the rows of the setups it evaluates.
+    shapes: dict[object, list[OpenLoopModel]] = {}
+    for i in fitting:
+        key = models[i]._stack_key()
+        if key is not None:
+            shapes.setdefault(key, []).append(models[i])
+    pools = {key: _Pool.of(members) for key, members in shapes.items() if len(members) > 1}
 
     def passes(searches: list[int], grids: list[np.ndarray]) -> list[np.ndarray]:
         asked = [(models[fitting[i]], grid) for i, grid in zip(searches, grids, strict=True)]
-        return _meets_together(asked, ttft_target_s, tpot_target_s, percentile)
+        return _meets_together(asked, ttft_target_s, tpot_target_s, percentile, pools)
 
     found = dict(zip(fitting, last_passing_rates(passes, tops), strict=True))
     return [found.get(i) for i in range(len(models))]
 
 
 def _meets_together(
-    asked: list[tuple[OpenLoopModel, np.ndarray]], ttft_target_s: float, tpot_target_s: float, percentile: float
+    asked: list[tuple[OpenLoopModel, np.ndarray]],
+    ttft_target_s: float,
+    tpot_target_s: float,
+    percentile: float,
+    pools: dict[object, _Pool] | None = None,
 ) -> list[np.ndarray]:
-    """Each (model, rates)'s `meets`: the grids of setups of one shape in one `_state` and one `_ttfts`."""
+    """Each (model, rates)'s `meets`: the grids of setups of one shape in one `_state` and one `_ttfts`.
+
+    `pools`: setups of each shape already stacked (`_Pool`), which a pass takes rows of.
+    """
     met: list[np.ndarray | None] = [None] * len(asked)
     for members in _stackable([(model, len(rates)) for model, rates in asked]):
         first = asked[members[0]][0]
@@ -388,7 +463,9 @@ def _meets_together(
         missing = [j for j, state in enumerate(states) if state is None]
         if missing:
             counts = [len(asked[members[j]][1]) for j in missing]
-            stack, _ = _stack([asked[members[j]][0] for j in missing], counts)
+            pool = (pools or {}).get(first._stack_key())
+            needed = [asked[members[j]][0] for j in missing]
+            stack = (pool if pool is not None and pool.holds(needed) else _Pool.of(needed)).stack(needed, counts)
             computed = stack._state(np.concatenate([asked[members[j]][1] for j in missing]))
             for j, (start, stop) in zip(missing, _spans(counts), strict=True):
                 model, rates = asked[members[j]]
@@ -407,10 +484,40 @@ def _stack(models: list[OpenLoopModel], counts: list[int]) -> tuple[OpenLoopMode
 
     Its `_state` and `_evaluate` take one rate per row: every setup's rates in one pass.
     """
-    rows = np.repeat(np.arange(len(models)), counts)
-    first = models[0]
-    steps = RequestSteps.stacked([model.steps for model in models], rows)
-    return OpenLoopModel(first.replica, first.lengths, steps, first.n, first.fits), rows
+    return _Pool.of(models).stack(models, counts), np.repeat(np.arange(len(models)), counts)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pool:
+    """Setups of one shape stacked once, a row each: what a search's passes take rows of.
+
+    Setups with fewer slots than the widest are padded at their last slot (`RequestSteps.padded`)
+    and keep their own slot count (`OpenLoopModel.slots`), so one array holds them all.
+    """
+
+    row: dict[int, int]  # id(setup) → its row
+    steps: RequestSteps  # (setups, widest slots)
+    n: np.ndarray  # the widest setup's 1..c
+    slots: np.ndarray | None  # each setup's own c; None: every setup has the widest's
+
+    @classmethod
+    def of(cls, models: list[OpenLoopModel]) -> _Pool:
+        widest = max(models, key=lambda model: len(model.n))
+        entries = len(widest.n)
+        steps = RequestSteps.stacked([model.steps_for(entries) for model in models], np.arange(len(models)))
+        counts = np.array([len(model.n) for model in models])
+        slots = None if np.all(counts == entries) else counts
+        return cls({id(model): i for i, model in enumerate(models)}, steps, widest.n, slots)
+
+    def holds(self, models: list[OpenLoopModel]) -> bool:
+        return all(id(model) in self.row for model in models)
+
+    def stack(self, models: list[OpenLoopModel], counts: list[int]) -> OpenLoopModel:
+        """`models` as one model, `counts[i]` rows of models[i]'s steps."""
+        which = np.repeat([self.row[id(model)] for model in models], counts)
+        slots = None if self.slots is None else self.slots[which]
+        first = models[0]
+        return OpenLoopModel(first.replica, first.lengths, self.steps.rows(which), self.n, first.fits, slots)
 
 
 def _spans(counts: list[int]) -> list[tuple[int, int]]:
@@ -428,7 +535,7 @@ def _stackable(asked: list[tuple[OpenLoopModel, int]]) -> list[list[int]]:
         shapes.setdefault(model._stack_key() or ("alone", i), []).append(i)
     groups = []
     for members in shapes.values():
-        width = max(len(asked[members[0]][0].n), 1)
+        width = max(max(len(asked[i][0].n) for i in members), 1)
         group: list[int] = []
         rows = 0
         for i in members:
@@ -442,12 +549,15 @@ def _stackable(asked: list[tuple[OpenLoopModel, int]]) -> list[list[int]]:
 
 
 def _sliced(state: _State, start: int, stop: int) -> _State:
-    """Rows start..stop, copied: a kept state must not hold the whole stacked pass."""
-    return _State(**{f.name: getattr(state, f.name)[start:stop].copy() for f in fields(_State)})
+    """Rows start..stop: views into the pass's K-long arrays (a few KB a pass), never into a (K, slots) one."""
+    return _State(*(getattr(state, name)[start:stop] for name in _STATE_FIELDS))
 
 
 def _joined(states: list[_State]) -> _State:
-    return _State(**{f.name: np.concatenate([getattr(s, f.name) for s in states]) for f in fields(_State)})
+    return _State(*(np.concatenate([getattr(s, name) for s in states]) for name in _STATE_FIELDS))
+
+
+_STATE_FIELDS = tuple(f.name for f in fields(_State))  # `_sliced` and `_joined` run hundreds of times a search
 
 
 def stacked_points(
@@ -475,7 +585,8 @@ def stacked_points(
         gpus = np.array([m.replica.gpu_count for m in models], dtype=float)[rows]
         evaluated = stack._evaluate(rates, capacity, gpus)
         for i, (start, stop) in zip(members, _spans(counts), strict=True):
-            found[i] = tuple(_row(evaluated, r) for r in range(start, stop))
+            fits = asked[i][0].fits  # the stack's own is its widest setup's
+            found[i] = tuple(replace(_row(evaluated, r), max_concurrency_that_fits=fits) for r in range(start, stop))
     return [points for points in found if points is not None]
 
 

@@ -71,7 +71,7 @@ def effective_machine(gpu: GPU, gpu_count: int, efficiency: Efficiency, precisio
     """
     # Real software runs at what the GPU sustains (its kernels measured against the reference
     # GPU the engines' costs are calibrated on); the ideal machine at the datasheet itself.
-    real = not efficiency.at_datasheet
+    real = not efficiency.is_ideal
     bandwidth_share = efficiency.mbu * (gpu.sustained_bandwidth_share if real else 1.0)
     compute_share = efficiency.mfu * (gpu.sustained_compute_share if real else 1.0)
     bandwidth = gpu_count * gpu.memory_bandwidth_bytes_per_s * bandwidth_share

@@ -21,6 +21,7 @@ import numpy as np
 
 from core.candidates import Setup, setups, split_problem
 from core.closed_loop import ClosedLoop, closed_loops
+from core.iteration import iteration
 from core.lengths import RequestLengths
 from core.memory import kv_cache_bytes, weight_bytes
 from core.open_loop import OpenLoopModel
@@ -189,14 +190,21 @@ def _every_capability(
         else:
             fitting.append((len(found), setup, replica, fits))
             found.append(None)
-    # The frontier's closed loops are most of the time; without them only the lone request is needed.
+    # The frontier's closed loops are most of the time; without them only the lone request is needed,
+    # whose time per token is one decode iteration of one sequence (the closed loop at C = 1, exactly).
     caps = [min(fits, spec.max_concurrency) for *_, fits in fitting]
-    grids = [concurrency_grid(cap) if frontiers else np.array([1.0]) for cap in caps]
-    loops = closed_loops([(replica, grid) for (_, _, replica, _), grid in zip(fitting, grids, strict=True)], lengths)
-    for (i, setup, replica, fits), cap, closed in zip(fitting, caps, loops, strict=True):
-        frontier = frontier_of(setup, closed) if frontiers else None
+    if frontiers:
+        grids = [concurrency_grid(cap) for cap in caps]
+        loops = closed_loops(
+            [(replica, grid) for (_, _, replica, _), grid in zip(fitting, grids, strict=True)], lengths
+        )
+        alones = [float(closed.tokens_per_s_per_user[0]) for closed in loops]
+    else:
+        context = lengths.mean_decode_context_tokens
+        alones = [1 / float(iteration(replica, 1.0, context).time_s) for _, _, replica, _ in fitting]
+    for n, ((i, setup, replica, fits), cap, alone) in enumerate(zip(fitting, caps, alones, strict=True)):
+        frontier = frontier_of(setup, loops[n]) if frontiers else None
         option = Option(setup, None, "", fits, frontier, max_running_per_replica=cap)
-        alone = float(closed.tokens_per_s_per_user[0])
         if setup.gpu.price_usd_per_hour is None:
             # Nothing to rank it by: the open loop is not spent on it.
             found[i] = Capability(option, alone, lengths=lengths, grid_replica=replica)

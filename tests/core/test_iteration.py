@@ -32,6 +32,8 @@ IDEAL = replace(
     allreduce_latency_s=0.0,
     moe_layer_overhead_s=0.0,
     expert_overhead_s=0.0,
+    dequant_bandwidth=1.0,
+    dequant_compute=1.0,
 )
 
 
