@@ -80,8 +80,12 @@ st.download_button(
     on_click="ignore",
 )
 if result.failures:
-    with st.expander(f"Not ranked ({fmt.count(len(result.failures))}), and why"):
-        st.dataframe(plan_charts.failures_table(result), hide_index=True)
+    # Lazy: the table is built and sent only while the expander is open.
+    failures = st.expander(
+        f"Not ranked ({fmt.count(len(result.failures))}), and why", key="plan_failures_open", on_change="rerun"
+    )
+    if failures.open:
+        failures.dataframe(plan_charts.failures_table(result), hide_index=True)
 
 st.subheader("The frontier: throughput per GPU against speed per user")
 tokens_chart, dollars_chart = compute.cached_frontier_figures(result)
