@@ -234,19 +234,20 @@ def request_steps(
     # five calls): a decode-only one, then one carrying 1 or `most` prompts, during the reply and
     # during its own prefill. A plan builds this for dozens of setups; one call is a fifth the overhead.
     shape = np.broadcast_shapes(np.shape(during_reply), np.shape(during_prefill), np.shape(chunk), np.shape(most))
-    one = np.ones(shape)
 
     def rows(*values: Quantity) -> np.ndarray:
-        return np.stack([np.broadcast_to(v, shape) for v in values])
+        stacked = np.empty((len(values), *shape))
+        for i, value in enumerate(values):
+            stacked[i] = value  # assignment broadcasts (np.broadcast_to costs more than the maths here)
+        return stacked
 
-    prompts = rows(0.0 * one, one, most, one, most)
     times = iteration(
         replica,
         rows(during_reply, during_reply, during_reply, during_prefill, during_prefill),
         decode_context_tokens,
-        rows(0.0 * one, chunk, chunk * most, chunk, chunk * most),
-        rows(0.0 * one, prefix, prefix, prefix, prefix),
-        prompts,
+        rows(0.0, chunk, chunk * most, chunk, chunk * most),
+        rows(0.0, prefix, prefix, prefix, prefix),
+        rows(0.0, 1.0, most, 1.0, most),
     ).time_s
     return RequestSteps(
         decode_s=times[0],
