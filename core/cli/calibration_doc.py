@@ -19,6 +19,7 @@ _SET_NAMES = {
     "test": "test (seen once)",
     "fresh": "fresh (gathered after the test set was seen; seen since)",
     "fresh2": "**fresh2** (gathered after the fresh set was seen; judged once)",
+    "fresh3": "**fresh3** (gathered with fresh2; judged once)",
 }
 
 
@@ -58,7 +59,7 @@ def errors_markdown() -> list[str]:
         cells = " | ".join(f"{by_slice[key]:.1f} %" for key in _SLICES)
         sources = len({m.source_id for m in rows})
         pure = median_absolute_error_pct(rows, ideal_profiles())
-        bold = f"**{overall}**" if name == "fresh2" else overall
+        bold = f"**{overall}**" if name in ("fresh2", "fresh3") else overall
         lines.append(f"| {_SET_NAMES[name]} | {len(rows)} ({sources}) | {bold} | {cells} | {pure:.0f} % |")
     return lines
 

@@ -32,6 +32,7 @@ TITLES = {
     "test": "test set (looked at once, after the structure and the costs were frozen)",
     "fresh": "fresh set (ten new sources gathered after the test set was seen; judged once, then it guided the model)",
     "fresh2": "fresh2 set (thirteen new sources gathered after the fresh set was seen; judged once, the model frozen)",
+    "fresh3": "fresh3 set (ten more new sources gathered beside fresh2; judged once, the model frozen)",
 }
 
 
