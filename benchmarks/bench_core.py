@@ -43,7 +43,7 @@ def main() -> None:
         f"one estimate, Llama 3.1 70B, 2×H100 : {best_of(lambda: estimate(real), 2000) * 1e6:8.1f} µs  (target ≤ 20 µs)"
     )
 
-    machine = effective_machine(real.gpu, 2, CALIBRATED, 8)
+    machine = effective_machine(real.gpu, 2, CALIBRATED, real.precision)
     batches = np.arange(1, 10_001, dtype=float)
     # The decode step averaged over the 500-token reply after the 2,000-token prompt, as the estimate's.
     sweep = lambda: sweep_batch_sizes(real.model, real.precision, machine, batches, 2000, 2500, 160e9, 500)  # noqa: E731

@@ -209,8 +209,9 @@ def _every_capability(
             # Nothing to rank it by: the open loop is not spent on it.
             found[i] = Capability(option, alone, lengths=lengths, grid_replica=replica)
         else:
-            most = cap if cap < scenario.engine.max_sequences else None
-            found[i] = Capability(option, alone, replica_of(scenario, setup, most), lengths, replica)
+            # Capped below the engine's own limit: the open loop's replica runs at most `cap` (else the same one).
+            sized = replica_of(scenario, setup, cap) if cap < scenario.engine.max_sequences else replica
+            found[i] = Capability(option, alone, sized, lengths, replica)
     return tuple(c for c in found if c is not None)
 
 
