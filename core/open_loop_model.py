@@ -122,7 +122,9 @@ class OpenLoopModel:
     slots: np.ndarray | None = field(default=None, repr=False, compare=False)
     # The states at the goodput search's grids, by the grid's rates: they do not depend on the targets,
     # and the grids depend only on this setup, so a search at other targets finds most of them here.
-    _grids: dict[bytes, _State] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _grids: dict[bytes, _State | tuple[_State, int, int]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
     # Its steps padded to another setup's slot count (`_stack`), by that count: a search stacks the same ones each pass.
     _padded: dict[int, RequestSteps] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -234,15 +236,20 @@ class OpenLoopModel:
         last search's. The state is (K,) arrays; at most GRIDS_KEPT are kept. Two threads may
         both compute one; the results are equal.
         """
-        state = self._grids.get(rates.tobytes())
+        state = self._kept(rates)
         if state is None:
             state = self._state(rates)
             self._keep(rates, state)
         return state
 
-    def _keep(self, rates: np.ndarray, state: _State) -> None:
+    def _keep(self, rates: np.ndarray, state: _State | tuple[_State, int, int]) -> None:
+        """Keep the state at `rates`: its own, or (a stacked pass's state, its rows) sliced when read."""
         if len(self._grids) < GRIDS_KEPT:
             self._grids[rates.tobytes()] = state
+
+    def _kept(self, rates: np.ndarray) -> _State | None:
+        kept = self._grids.get(rates.tobytes())
+        return kept if kept is None or isinstance(kept, _State) else _sliced(*kept)
 
     def _ttfts(self, rates: np.ndarray, state: _State, percentiles: tuple[float, ...]) -> tuple[Any, ...]:
         """TTFT at each of `percentiles`, its mean, and the mean wait, at each rate."""
@@ -459,8 +466,9 @@ def _meets_together(
                 rates, model._grid_state(rates), ttft_target_s, tpot_target_s, percentile
             )
             continue
-        states = [asked[i][0]._grids.get(asked[i][1].tobytes()) for i in members]
+        states = [asked[i][0]._kept(asked[i][1]) for i in members]
         missing = [j for j, state in enumerate(states) if state is None]
+        computed = None
         if missing:
             counts = [len(asked[members[j]][1]) for j in missing]
             pool = (pools or {}).get(first._stack_key())
@@ -469,10 +477,14 @@ def _meets_together(
             computed = stack._state(np.concatenate([asked[members[j]][1] for j in missing]))
             for j, (start, stop) in zip(missing, _spans(counts), strict=True):
                 model, rates = asked[members[j]]
-                states[j] = kept = _sliced(computed, start, stop)
-                model._keep(rates, kept)
+                model._keep(rates, (computed, start, stop))  # sliced when a later search reads it
         rates = np.concatenate([asked[i][1] for i in members])
-        state = _joined([s for s in states if s is not None])
+        if computed is not None and len(missing) == len(members):
+            state = computed  # every member computed in this pass, in their order: nothing to join
+        else:
+            spans = dict(zip(missing, _spans([len(asked[members[j]][1]) for j in missing]), strict=True))
+            parts = [s if s is not None else _sliced(computed, *spans[j]) for j, s in enumerate(states)]  # type: ignore[arg-type]
+            state = _joined(parts)
         passing = first._meets_state(rates, state, ttft_target_s, tpot_target_s, percentile)
         for i, (start, stop) in zip(members, _spans([len(asked[i][1]) for i in members]), strict=True):
             met[i] = passing[start:stop]
