@@ -86,10 +86,12 @@ def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
     if is_ideal(scenario) and not efficiency_edited(scenario):
         return "The engine is **ideal physics**: MBU = MFU = 100%, so the roof below is the datasheet's own."
     edited = " (your edited numbers)" if efficiency_edited(scenario) else ""
+    of = "the memory bandwidth" if sustained_note(scenario) else "the datasheet's memory bandwidth"
     line = (
-        f"The engine is **{engine_name(scenario)}**{edited}: its kernels reach {fmt.percent(e.mbu)} of the "
-        f"datasheet's memory bandwidth (MBU) and {fmt.percent(e.mfu)} of its compute (MFU), so its roof (solid) "
-        "sits under the datasheet's (dotted)."
+        f"The engine is **{engine_name(scenario)}**{edited}: its kernels reach {fmt.percent(e.mbu)} of {of} "
+        f"(MBU) and {fmt.percent(e.mfu)} of {'the' if sustained_note(scenario) else 'its'} compute (MFU)"
+        + (" that this GPU sustains" if sustained_note(scenario) else "")
+        + ", so its roof (solid) sits under the datasheet's (dotted)."
     )
     shares = [f"{what} {fmt.percent(share)} of that {of}" for what, share, of in (
         ("their reads reach", e.dequant_bandwidth, "bandwidth"), ("their maths", e.dequant_compute, "compute")
@@ -106,8 +108,7 @@ def sustained_note(scenario: Scenario) -> str:
     if e.is_ideal or (gpu.sustained_bandwidth_share, gpu.sustained_compute_share) == (1, 1):
         return ""
     return (
-        f" This GPU's kernels sustain less than an H100's in microbenchmarks ({_shares(scenario)}), and "
-        "the engine's shares apply to that: "
+        f" In microbenchmarks this GPU's kernels sustain less than an H100's ({_shares(scenario)}): "
         f"{fmt.percent(e.mbu * gpu.sustained_bandwidth_share)} of the datasheet's bandwidth and "
         f"{fmt.percent(e.mfu * gpu.sustained_compute_share)} of its compute in all."
     )
