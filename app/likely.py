@@ -60,15 +60,19 @@ def efficiency_edited(scenario: Scenario) -> bool:
 
 
 def engine_phrase(scenario: Scenario) -> str:
-    """'vLLM (MBU 73.0%, MFU 48.0%)': the engine and the share of the datasheet it reaches."""
+    """'vLLM (MBU 73.0%, MFU 50.0%)': the engine and the share of the datasheet it reaches."""
     e = scenario.efficiency
     if is_ideal(scenario) and not efficiency_edited(scenario):
         return "ideal physics (MBU = MFU = 100%, nothing added)"
     edited = ", your edited numbers" if efficiency_edited(scenario) else ""
-    gpu = scenario.gpu
-    derated = (gpu.sustained_bandwidth_share, gpu.sustained_compute_share) != (1, 1) and not e.is_ideal
-    on = f", of what this GPU sustains (microbenchmarks: {_shares(scenario)})" if derated else ""
+    on = f", of what this GPU sustains (microbenchmarks: {_shares(scenario)})" if _derated(scenario) else ""
     return f"{engine_name(scenario)} (MBU {fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{on}{edited})"
+
+
+def _derated(scenario: Scenario) -> bool:
+    """True when an engine runs on a GPU whose kernels sustain less than the reference H100 (the ideal never is)."""
+    gpu = scenario.gpu
+    return not scenario.efficiency.is_ideal and (gpu.sustained_bandwidth_share, gpu.sustained_compute_share) != (1, 1)
 
 
 def _shares(scenario: Scenario) -> str:
@@ -86,12 +90,15 @@ def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
     if is_ideal(scenario) and not efficiency_edited(scenario):
         return "The engine is **ideal physics**: MBU = MFU = 100%, so the roof below is the datasheet's own."
     edited = " (your edited numbers)" if efficiency_edited(scenario) else ""
-    of = "the memory bandwidth" if sustained_note(scenario) else "the datasheet's memory bandwidth"
+    derated = _derated(scenario)
+    bandwidth, compute = (
+        ("the memory bandwidth", "the compute") if derated else ("the datasheet's memory bandwidth", "its compute")
+    )
+    sustains = " that this GPU sustains" if derated else ""
     line = (
-        f"The engine is **{engine_name(scenario)}**{edited}: its kernels reach {fmt.percent(e.mbu)} of {of} "
-        f"(MBU) and {fmt.percent(e.mfu)} of {'the' if sustained_note(scenario) else 'its'} compute (MFU)"
-        + (" that this GPU sustains" if sustained_note(scenario) else "")
-        + ", so its roof (solid) sits under the datasheet's (dotted)."
+        f"The engine is **{engine_name(scenario)}**{edited}: its kernels reach {fmt.percent(e.mbu)} of {bandwidth} "
+        f"(MBU) and {fmt.percent(e.mfu)} of {compute} (MFU){sustains}, so its roof (solid) sits under the "
+        "datasheet's (dotted)."
     )
     shares = [f"{what} {fmt.percent(share)} of that {of}" for what, share, of in (
         ("their reads reach", e.dequant_bandwidth, "bandwidth"), ("their maths", e.dequant_compute, "compute")
@@ -99,14 +106,12 @@ def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
     if machine.dequantised and shares:
         bits = f"{scenario.precision.weight_bits:g}"
         line += f" These {bits}-bit weights are unpacked inside the matmul: {' and '.join(shares)}."
-    return line + sustained_note(scenario)
+    return line + (_sustained_note(scenario) if derated else "")
 
 
-def sustained_note(scenario: Scenario) -> str:
-    """' On an MI300X …': where the GPU's kernels sustain less than the H100 the engines were calibrated on."""
+def _sustained_note(scenario: Scenario) -> str:
+    """' In microbenchmarks this GPU's kernels sustain less …': a derated GPU's shares, and the engine's in all."""
     gpu, e = scenario.gpu, scenario.efficiency
-    if e.is_ideal or (gpu.sustained_bandwidth_share, gpu.sustained_compute_share) == (1, 1):
-        return ""
     return (
         f" In microbenchmarks this GPU's kernels sustain less than an H100's ({_shares(scenario)}): "
         f"{fmt.percent(e.mbu * gpu.sustained_bandwidth_share)} of the datasheet's bandwidth and "

@@ -107,6 +107,7 @@ class Efficiency:
             self.allreduce_latency_s,
             self.request_overhead_s,
             self.stream_overhead_s,
+            self.expert_overhead_s,
         )
         shares = (self.mbu, self.mfu, self.dequant_bandwidth, self.dequant_compute)
-        return costs == (0, 0, 0, 0, 0) and self.expert_overhead_s == 0 and shares == (1, 1, 1, 1)
+        return all(cost == 0 for cost in costs) and shares == (1, 1, 1, 1)

@@ -162,14 +162,9 @@ class OpenLoopModel:
         """The smaller of the slots' limit (the root of λ − μ(c; λ)) and the prefill's (load = 1); 0 if nothing fits."""
         return capacities((self,))[0]
 
-    def _prefill_bound(self, slots: float, load_below_slots: float | None = None) -> float:
-        """The capacity given the slots' limit: it, unless the prefill saturates first (load = 1 below it).
-
-        `load_below_slots`: the prefill's load just below the slots' limit, if already evaluated.
-        """
-        if load_below_slots is None:
-            load_below_slots = float(self._state(np.array([slots * (1 - 1e-9)])).prefill_load[0])
-        if load_below_slots < 1:
+    def _prefill_bound(self, slots: float) -> float:
+        """The capacity given the slots' limit: it, unless the prefill saturates first (load = 1 below it)."""
+        if self._state(np.array([slots * (1 - 1e-9)])).prefill_load[0] < 1:
             return slots
         return root_below(lambda rate: self._state(rate).prefill_load - 1, slots)
 
@@ -466,9 +461,9 @@ def _meets_together(
                 rates, model._grid_state(rates), ttft_target_s, tpot_target_s, percentile
             )
             continue
-        states = [asked[i][0]._kept(asked[i][1]) for i in members]
+        states: list[_State | None] = [asked[i][0]._kept(asked[i][1]) for i in members]
         missing = [j for j, state in enumerate(states) if state is None]
-        computed = None
+        computed: _State | None = None
         if missing:
             counts = [len(asked[members[j]][1]) for j in missing]
             pool = (pools or {}).get(first._stack_key())
@@ -478,13 +473,13 @@ def _meets_together(
             for j, (start, stop) in zip(missing, _spans(counts), strict=True):
                 model, rates = asked[members[j]]
                 model._keep(rates, (computed, start, stop))  # sliced when a later search reads it
+                if len(missing) < len(members):
+                    states[j] = _sliced(computed, start, stop)
         rates = np.concatenate([asked[i][1] for i in members])
         if computed is not None and len(missing) == len(members):
             state = computed  # every member computed in this pass, in their order: nothing to join
         else:
-            spans = dict(zip(missing, _spans([len(asked[members[j]][1]) for j in missing]), strict=True))
-            parts = [s if s is not None else _sliced(computed, *spans[j]) for j, s in enumerate(states)]  # type: ignore[arg-type]
-            state = _joined(parts)
+            state = _joined([s for s in states if s is not None])
         passing = first._meets_state(rates, state, ttft_target_s, tpot_target_s, percentile)
         for i, (start, stop) in zip(members, _spans([len(asked[i][1]) for i in members]), strict=True):
             met[i] = passing[start:stop]

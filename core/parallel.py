@@ -67,7 +67,7 @@ def effective_machine(gpu: GPU, gpu_count: int, efficiency: Efficiency, precisio
     0.5 = 1,979 TFLOP/s, attention at 2 × 989 × 0.5 = 989 TFLOP/s. The GPU's sustained
     shares (`GPU.sustained_bandwidth_share`, `..._compute_share`: 1 but where microbenchmarks
     measure it clearly below the reference H100) derate every engine, never the ideal machine:
-    an MI300X on vLLM's MFU 0.48 → 1,307 × 0.64 × 0.48 = 402 TFLOP/s of 16-bit maths.
+    an MI300X on vLLM's MFU 0.50 → 1,307 × 0.64 × 0.50 = 418 TFLOP/s of 16-bit maths.
     """
     # Real software runs at what the GPU sustains (its kernels measured against the reference
     # GPU the engines' costs are calibrated on); the ideal machine at the datasheet itself.

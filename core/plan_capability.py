@@ -193,17 +193,19 @@ def _every_capability(
     # The frontier's closed loops are most of the time; without them only the lone request is needed,
     # whose time per token is one decode iteration of one sequence (the closed loop at C = 1, exactly).
     caps = [min(fits, spec.max_concurrency) for *_, fits in fitting]
+    found_frontiers: list[Frontier | None]
     if frontiers:
         grids = [concurrency_grid(cap) for cap in caps]
         loops = closed_loops(
             [(replica, grid) for (_, _, replica, _), grid in zip(fitting, grids, strict=True)], lengths
         )
         alones = [float(closed.tokens_per_s_per_user[0]) for closed in loops]
+        found_frontiers = [frontier_of(setup, closed) for (_, setup, _, _), closed in zip(fitting, loops, strict=True)]
     else:
         context = lengths.mean_decode_context_tokens
         alones = [1 / float(iteration(replica, 1.0, context).time_s) for _, _, replica, _ in fitting]
-    for n, ((i, setup, replica, fits), cap, alone) in enumerate(zip(fitting, caps, alones, strict=True)):
-        frontier = frontier_of(setup, loops[n]) if frontiers else None
+        found_frontiers = [None] * len(fitting)
+    for (i, setup, replica, fits), cap, alone, frontier in zip(fitting, caps, alones, found_frontiers, strict=True):
         option = Option(setup, None, "", fits, frontier, max_running_per_replica=cap)
         if setup.gpu.price_usd_per_hour is None:
             # Nothing to rank it by: the open loop is not spent on it.
