@@ -26,8 +26,9 @@ that ship, and where their numbers come from, are `core.engine`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
+from core.fields import inputs, own_bounds
 from core.specs import Efficiency, Model
 from core.validation import check_int, check_number, check_text
 
@@ -66,13 +67,11 @@ class EngineProfile:
     def __post_init__(self) -> None:
         check_text("engine id", self.id, 40)
         check_text("engine name", self.name)
-        check_number("mbu", self.mbu, 0.01, 1)
-        check_number("mfu", self.mfu, 0.01, 1)
+        # The costs an Efficiency also holds, against its described ranges (one place each).
+        for name, low, high in _SHARED_COSTS:
+            check_number(name, getattr(self, name), low, high)
         check_number("scheduler_overhead_s", self.scheduler_overhead_s, 0, 1)
         check_number("launch_overhead_per_layer_s", self.launch_overhead_per_layer_s, 0, 0.01)
-        check_number("sequence_overhead_s", self.sequence_overhead_s, 0, 0.01)
-        check_number("allreduce_latency_s", self.allreduce_latency_s, 0, 0.1)
-        check_number("request_overhead_s", self.request_overhead_s, 0, 10)
         check_int("max_batched_tokens", self.max_batched_tokens, 16, 10_000_000)
         check_int("max_sequences", self.max_sequences, 1, min(self.max_batched_tokens, 1_000_000))
         check_number("memory_utilization", self.memory_utilization, 0.05, 1)
@@ -80,10 +79,6 @@ class EngineProfile:
         check_number("reserved_bytes_per_gpu", self.reserved_bytes_per_gpu, 0, 1e12)
         check_int("prefill_batch_wait_iterations", self.prefill_batch_wait_iterations, 0, 10_000)
         check_number("moe_layer_overhead_s", self.moe_layer_overhead_s, 0, 0.01)
-        check_number("expert_overhead_s", self.expert_overhead_s, 0, 0.001)
-        check_number("dequant_bandwidth", self.dequant_bandwidth, 0.01, 1)
-        check_number("dequant_compute", self.dequant_compute, 0.01, 1)
-        check_number("stream_overhead_s", self.stream_overhead_s, 0, 0.01)
 
     def step_overhead_s(self, model: Model | None = None) -> float:
         """Fixed cost of one iteration: scheduler + per-layer launches × layers (+ routing × MoE layers).
@@ -119,3 +114,12 @@ class EngineProfile:
             dequant_bandwidth=self.dequant_bandwidth,
             dequant_compute=self.dequant_compute,
         )
+
+
+# The costs a profile hands to its `Efficiency` one to one (`EngineProfile.efficiency`), with
+# the bounds Efficiency describes for them: (name, low, high).
+_SHARED_COSTS = tuple(
+    (name, *own_bounds(described_input))
+    for name, described_input in inputs(Efficiency)
+    if name in {f.name for f in fields(EngineProfile)}
+)

@@ -38,6 +38,24 @@ def test_bad_profiles_name_the_field():
     with pytest.raises(ValueError, match="engine must be one of typical, vllm, trtllm, sglang, llama.cpp, mlx"):
         engine("deepspeed")
     assert engine("trtllm") is TRTLLM
+
+
+@pytest.mark.parametrize(
+    ("name", "too_high", "allowed"),
+    [
+        # Efficiency's described ranges (core/efficiency_spec.py), the one place they are written.
+        ("mbu", 1.01, ">= 0.01 and <= 1"),
+        ("sequence_overhead_s", 0.011, ">= 0 and <= 0.01"),
+        ("allreduce_latency_s", 0.11, ">= 0 and <= 0.1"),
+        ("request_overhead_s", 11.0, ">= 0 and <= 10"),
+        ("stream_overhead_s", 0.011, ">= 0 and <= 0.01"),
+        ("expert_overhead_s", 0.0011, ">= 0 and <= 0.001"),
+        ("dequant_compute", 1.1, ">= 0.01 and <= 1"),
+    ],
+)
+def test_a_profiles_costs_are_bounded_as_the_efficiency_they_become(name, too_high, allowed):
+    with pytest.raises(ValueError, match=f"^{name} must be {allowed}, got {too_high}$"):
+        replace(VLLM, **{name: too_high})
     assert set(ENGINES) == {"typical", "vllm", "trtllm", "sglang", "llama.cpp", "mlx", "hf-transformers"}
 
 
