@@ -65,13 +65,14 @@ def errors_markdown() -> list[str]:
 
 
 def ranges_markdown() -> list[str]:
-    from core.measurements import load
+    from core.measurements import SETS, load
     from core.range_calibration import coverage
     from core.ranges import REGIMES, SPREADS
 
-    shares = {c.group: c for c in coverage(load("test"))}
+    newest = SETS[-1]  # the last set gathered: the one the ranges' sizing has least seen
+    shares = {c.group: c for c in coverage(load(newest))}
     lines = [
-        "| regime | TTFT: estimate × | time per output token: estimate × | measurements inside, test set |",
+        f"| regime | TTFT: estimate × | time per output token: estimate × | measurements inside, {newest} set |",
         "|---|---|---|---|",
     ]
     for regime in REGIMES:
@@ -97,7 +98,7 @@ def calibration_markdown() -> str:
             "",
             *errors_markdown(),
             "",
-            "Likely ranges (`core.ranges`), and how many test measurements fall inside them:",
+            "Likely ranges (`core.ranges`), and how many of the newest set's measurements fall inside them:",
             "",
             *ranges_markdown(),
             END,

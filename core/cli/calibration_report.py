@@ -28,7 +28,7 @@ _COSTS = (
 )
 TITLES = {
     "fit": "fit set (the engines' costs are fitted on these)",
-    "validation": "validation set (never fitted; used to choose the structure and to size the likely ranges)",
+    "validation": "validation set (never fitted; used to choose the structure and, with the later sets, to size the likely ranges)",
     "test": "test set (looked at once, after the structure and the costs were frozen)",
     "fresh": "fresh set (ten new sources gathered after the test set was seen; judged once, then it guided the model)",
     "fresh2": "fresh2 set (thirteen new sources gathered after the fresh set was seen; judged once, the model frozen)",
@@ -55,11 +55,12 @@ def slices_lines(rows: Sequence[Measurement], errors: Sequence[float]) -> list[s
 
 
 def spreads_lines() -> list[str]:
-    from core.ranges import EXTRAPOLATION_WIDENING, SPREADS
+    from core.ranges import EXTRAPOLATION_WIDENING, SIZED_ON, SPREADS
 
     lines = [
-        "Likely ranges (core.ranges): the 10th-90th percentiles of log(measured / estimated) on the validation",
-        f"set, per regime; x{EXTRAPOLATION_WIDENING:g} on each side where the engine has no row in that regime:",
+        "Likely ranges (core.ranges): the 10th-90th percentiles of log(measured / estimated) on every set the fit",
+        f"never saw ({', '.join(SIZED_ON)}), per regime; x{EXTRAPOLATION_WIDENING:g} on each side where the engine",
+        "has no row in that regime:",
         f"  {'regime':<11}{'TTFT':>18}{'TPOT':>18}",
     ]
     for regime in ("batch 1", "batch > 1", "MoE"):

@@ -107,16 +107,18 @@ PINNED = {
     ("fresh3", "metric", "tpot_ms"): 20.0,
     ("fresh3", "metric", "ttft_ms"): 32.2,
 }
-# The likely ranges' coverage (share of rows inside their range), pinned from below.
+# The likely ranges' coverage (share of rows inside their range), pinned from below. The ranges
+# are sized on these very sets (core.ranges.SIZED_ON), so these say the sizing holds per set, not
+# how it does on new rows; a fresh set judges that.
 PINNED_COVERAGE = {
-    ("validation", "all"): 0.79,
-    ("test", "all"): 0.75,
-    ("test", "batch 1"): 0.78,
+    ("validation", "all"): 0.75,
+    ("test", "all"): 0.84,
+    ("test", "batch 1"): 0.76,
     ("test", "batch > 1"): 0.99,
-    ("test", "MoE"): 0.65,
-    ("fresh", "all"): 0.68,
-    ("fresh2", "all"): 0.67,
-    ("fresh3", "all"): 0.82,
+    ("test", "MoE"): 0.9,
+    ("fresh", "all"): 0.76,
+    ("fresh2", "all"): 0.75,
+    ("fresh3", "all"): 0.85,
 }
 
 

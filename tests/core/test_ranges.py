@@ -14,7 +14,7 @@ from core.efficiency import IDEAL, efficiency_base
 from core.estimate import Estimate
 from core.measurements import load
 from core.range_calibration import calibrated_cells, range_spreads
-from core.ranges import CALIBRATED_CELLS, EXTRAPOLATION_WIDENING, SPREADS, likely_range, regime
+from core.ranges import CALIBRATED_CELLS, EXTRAPOLATION_WIDENING, SIZED_ON, SPREADS, likely_range, regime
 from core.specs import Precision, Workload
 from tests.core.test_properties import scenarios
 
@@ -27,20 +27,20 @@ def estimate_on(model_id: str, engine_id: str, batch: int = 1) -> Estimate:
 
 def test_a_calibrated_range_by_hand():
     # Llama 3.1 8B on an H100 under vLLM, batch 1: vLLM was measured at batch 1, so the range is
-    # calibrated and uses the batch-1 spreads: TTFT × e^-0.09 to × e^2.21, TPOT × e^-0.13 to
-    # × e^0.64; the total is each part at its own bound; throughput is 500 tokens over the total's.
+    # calibrated and uses the batch-1 spreads: TTFT × e^-0.23 to × e^1.58, TPOT × e^-0.11 to
+    # × e^0.67; the total is each part at its own bound; throughput is 500 tokens over the total's.
     result = estimate_on("llama-3.1-8b", "vllm")
     likely = likely_range(result)
     assert (likely.regime, likely.confidence) == ("batch 1", "calibrated")
     ttft, tpot = SPREADS[("batch 1", "ttft")], SPREADS[("batch 1", "tpot")]
-    assert (ttft.low, ttft.high, tpot.low, tpot.high) == (-0.09, 2.21, -0.13, 0.64)
-    assert likely.ttft_low_s == pytest.approx(result.ttft_s * math.exp(-0.09), rel=1e-12)
-    assert likely.ttft_high_s == pytest.approx(result.ttft_s * math.exp(2.21), rel=1e-12)
-    assert likely.tpot_low_s == pytest.approx(result.tpot_s * math.exp(-0.13), rel=1e-12)
-    assert likely.tpot_high_s == pytest.approx(result.tpot_s * math.exp(0.64), rel=1e-12)
+    assert (ttft.low, ttft.high, tpot.low, tpot.high) == (-0.23, 1.58, -0.11, 0.67)
+    assert likely.ttft_low_s == pytest.approx(result.ttft_s * math.exp(-0.23), rel=1e-12)
+    assert likely.ttft_high_s == pytest.approx(result.ttft_s * math.exp(1.58), rel=1e-12)
+    assert likely.tpot_low_s == pytest.approx(result.tpot_s * math.exp(-0.11), rel=1e-12)
+    assert likely.tpot_high_s == pytest.approx(result.tpot_s * math.exp(0.67), rel=1e-12)
     decode = result.latency.decode_s
-    assert likely.total_low_s == pytest.approx(likely.ttft_low_s + decode * math.exp(-0.13), rel=1e-12)
-    assert likely.total_high_s == pytest.approx(likely.ttft_high_s + decode * math.exp(0.64), rel=1e-12)
+    assert likely.total_low_s == pytest.approx(likely.ttft_low_s + decode * math.exp(-0.11), rel=1e-12)
+    assert likely.total_high_s == pytest.approx(likely.ttft_high_s + decode * math.exp(0.67), rel=1e-12)
     assert likely.output_tokens_per_s_low == pytest.approx(500 / likely.total_high_s, rel=1e-12)
     assert likely.output_tokens_per_s_high == pytest.approx(500 / likely.total_low_s, rel=1e-12)
 
@@ -51,9 +51,11 @@ def test_a_calibrated_range_by_hand():
         ("llama-3.1-70b", "vllm", 32, "batch > 1", "calibrated"),
         ("mixtral-8x7b", "vllm", 1, "MoE", "calibrated"),  # vLLM MoE rows: DBRX, Mixtral 8x22B, ...
         ("deepseek-v3", "sglang", 8, "MoE", "calibrated"),  # SGLang's DeepSeek-R1 and gpt-oss rows
-        ("mixtral-8x7b", "typical", 1, "MoE", "extrapolated"),  # no MoE row of an unknown engine
-        ("qwen3-30b-a3b", "mlx", 1, "MoE", "extrapolated"),  # MLX's MoE rows are in the test set only
-        ("llama-3.1-8b", "llama.cpp", 16, "batch > 1", "extrapolated"),  # llama.cpp measured at batch 1 only
+        ("mixtral-8x7b", "typical", 1, "MoE", "calibrated"),  # e.g. muiLLM's Llama 4 Scout, the fresh set
+        ("qwen3-30b-a3b", "mlx", 1, "MoE", "calibrated"),  # Rapid-MLX's and the MLX team's Qwen3-30B-A3B
+        ("llama-3.1-8b", "llama.cpp", 16, "batch > 1", "calibrated"),  # llama-batched-bench on an M2 Ultra
+        ("mixtral-8x7b", "hf-transformers", 1, "MoE", "extrapolated"),  # no MoE row under HF transformers
+        ("llama-3.1-8b", "mlx", 16, "batch > 1", "extrapolated"),  # MLX measured at batch 1 only
         ("llama-3.1-8b", "ideal", 1, "batch 1", "extrapolated"),  # the lesson's machine is no engine
     ],
 )
@@ -63,8 +65,8 @@ def test_confidence_follows_the_data(model_id, engine_id, batch, expected_regime
 
 
 def test_an_extrapolated_range_is_the_regimes_spread_widened():
-    # Mixtral on the typical engine: the MoE spreads × 1.5 on each side.
-    result = estimate_on("mixtral-8x7b", "typical")
+    # Mixtral on HF transformers (no MoE row): the MoE spreads × 1.5 on each side.
+    result = estimate_on("mixtral-8x7b", "hf-transformers")
     likely = likely_range(result)
     tpot = SPREADS[("MoE", "tpot")]
     assert likely.tpot_high_s == pytest.approx(result.tpot_s * math.exp(tpot.high * EXTRAPOLATION_WIDENING))
@@ -72,16 +74,16 @@ def test_an_extrapolated_range_is_the_regimes_spread_widened():
 
 
 def test_the_spreads_and_cells_are_what_the_data_give():
-    # Sized on the validation set only (held out from every fit); the cells on fit + validation.
-    assert range_spreads(load("validation")) == SPREADS
-    assert calibrated_cells(load("fit") + load("validation")) == CALIBRATED_CELLS
+    # Sized on every set held out from the fit; the cells on every set, fitted or not.
+    assert range_spreads([m for name in SIZED_ON for m in load(name)]) == SPREADS
+    assert calibrated_cells([m for name in ("fit", *SIZED_ON) for m in load(name)]) == CALIBRATED_CELLS
     assert all(s.low <= 0 <= s.high for s in SPREADS.values())
 
 
 def test_moe_is_calibrated_only_where_an_engine_has_moe_rows():
     moe_engines = {engine for engine, cell in CALIBRATED_CELLS if cell == "MoE"}
-    assert moe_engines == {"llama.cpp", "sglang", "trtllm", "vllm"}
-    rows = [m for m in load("fit") + load("validation") if m.is_moe]
+    assert moe_engines == {"llama.cpp", "mlx", "sglang", "trtllm", "typical", "vllm"}
+    rows = [m for name in ("fit", *SIZED_ON) for m in load(name) if m.is_moe]
     assert {m.profile for m in rows} == moe_engines
 
 
