@@ -33,6 +33,7 @@ TITLES = {
     "fresh": "fresh set (ten new sources gathered after the test set was seen; judged once, then it guided the model)",
     "fresh2": "fresh2 set (thirteen new sources gathered after the fresh set was seen; judged once, the model frozen)",
     "fresh3": "fresh3 set (ten more new sources gathered beside fresh2; judged once, the model frozen)",
+    "fresh4": "fresh4 set (eight new sources gathered after every other set was seen; judged once, model and ranges frozen)",
 }
 
 

@@ -24,6 +24,7 @@ def test_the_sets_and_their_sources(sets):
         "fresh": 72,
         "fresh2": 114,
         "fresh3": 82,
+        "fresh4": 73,
     }
     sources = {name: {m.source_id for m in rows} for name, rows in sets.items()}
     assert {name: len(ids) for name, ids in sources.items()} == {
@@ -33,6 +34,7 @@ def test_the_sets_and_their_sources(sets):
         "fresh": 10,
         "fresh2": 13,
         "fresh3": 10,
+        "fresh4": 8,
     }
     # Split by source: no source has rows in two sets.
     for i, one in enumerate(SETS):
@@ -106,6 +108,17 @@ PINNED = {
     ("fresh3", "bits", "weights < 8 bits"): 38.1,
     ("fresh3", "metric", "tpot_ms"): 20.0,
     ("fresh3", "metric", "ttft_ms"): 32.2,
+    # The fresh4 set: eight sources gathered after every other set had been seen, judged once with
+    # the model and the ranges frozen (30.4 %). Left out: TensorRT-LLM issue 5929, whose numbers had
+    # been seen as load measurements first, and an AutoAWQ PR whose numbers are the validation set's
+    # AutoAWQ README's (the rule fresh3 applied); with them, 32.4 % (core/data/README.md).
+    ("fresh4", "all", "all"): 30.4,
+    ("fresh4", "batch", "batch 1"): 30.6,
+    ("fresh4", "batch", "batch > 1"): 30.4,
+    ("fresh4", "moe", "MoE"): 21.6,
+    ("fresh4", "bits", "weights < 8 bits"): 26.6,
+    ("fresh4", "metric", "tpot_ms"): 13.8,
+    ("fresh4", "metric", "ttft_ms"): 52.5,
 }
 # The likely ranges' coverage (share of rows inside their range), pinned from below. The ranges
 # are sized on these very sets (core.ranges.SIZED_ON), so these say the sizing holds per set, not
@@ -119,6 +132,7 @@ PINNED_COVERAGE = {
     ("fresh", "all"): 0.76,
     ("fresh2", "all"): 0.75,
     ("fresh3", "all"): 0.85,
+    ("fresh4", "all"): 0.73,  # the one set the ranges were not sized on (the old ranges held 64 %)
 }
 
 
