@@ -27,6 +27,7 @@ import numpy as np
 from core.closed_loop import closed_loop
 from core.engine import ENGINES, EngineProfile
 from core.grid_fit import NEUTRAL_COSTS, best_on_grid
+from core.open_loop import open_loop
 from core.serving_data import REQUESTS_PER_SLOT, ServingMeasurement, replica_for
 from core.slices import slice_groups
 
@@ -115,7 +116,7 @@ SLICES: dict[str, Callable[[ServingMeasurement], object]] = {
     "precision": lambda m: m.weights,
     "isl/osl": lambda m: f"{m.isl}/{m.osl}",
     "tp": lambda m: f"TP{m.tp}",
-    "concurrency": lambda m: f"C{m.concurrency}",
+    "load": lambda m: m.load,
 }
 
 
@@ -193,21 +194,33 @@ SPLITS = (
 def predict(
     measurements: Iterable[ServingMeasurement], profiles: dict[str, EngineProfile] | None = None
 ) -> list[Prediction]:
-    """The closed-loop model at each measured point, one vectorised call per setup."""
+    """The load model at each measured point, one vectorised call per setup and kind of loop.
+
+    A closed-loop row (at most C in flight) is the closed loop as the benchmark ran it, its
+    means; an open-loop row (Poisson arrivals at its request rate) the open loop, its TTFT at
+    p50 where the row's statistic is the median (else the mean) and its mean TPOT. Past the
+    open loop's capacity the latencies are infinite, as a queue that grows without bound is.
+    """
     by_setup: dict[tuple, list[ServingMeasurement]] = defaultdict(list)
     for m in measurements:
-        by_setup[(m.model, m.setup)].append(m)
+        by_setup[(m.model, m.setup, m.request_rate is None)].append(m)
     out = []
-    for (model_id, setup), rows in by_setup.items():
+    for (model_id, setup, closed), rows in by_setup.items():
         replica = replica_for(setup, profiles, model_id)
-        c = np.array([m.concurrency for m in rows], dtype=float)
-        result = closed_loop(replica, rows[0].lengths, c, REQUESTS_PER_SLOT)
-        for i, m in enumerate(rows):
-            out.append(
-                Prediction(
-                    m, float(result.ttft_s[i]) * 1e3, float(result.tpot_s[i]) * 1e3, result.max_concurrency_that_fits
-                )
+        if closed:
+            c = np.array([m.concurrency for m in rows], dtype=float)
+            result = closed_loop(replica, rows[0].lengths, c, REQUESTS_PER_SLOT)
+            ttfts, tpots, fits = result.ttft_s, result.tpot_s, result.max_concurrency_that_fits
+        else:
+            loop = open_loop(replica, rows[0].lengths, np.array([m.request_rate for m in rows], dtype=float))
+            medians = np.array([m.ttft_stat == "median" for m in rows])
+            ttfts, tpots, fits = (
+                np.where(medians, loop.ttft_p50_s, loop.ttft_s),
+                loop.tpot_s,
+                loop.max_concurrency_that_fits,
             )
+        for i, m in enumerate(rows):
+            out.append(Prediction(m, float(ttfts[i]) * 1e3, float(tpots[i]) * 1e3, fits))
     return out
 
 

@@ -22,6 +22,7 @@ becomes a `Replica` (preset model and GPU, the engine with the benchmark's serve
 from __future__ import annotations
 
 import csv
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -58,7 +59,7 @@ _TRT_BATCH_WAIT_ITERATIONS = 20
 
 @dataclass(frozen=True, slots=True)
 class ServingMeasurement:
-    """One measured point and the setup that reproduces it."""
+    """One measured point and the setup that reproduces it: a closed loop (`concurrency`) or an open one (`request_rate`)."""
 
     gpu: str
     engine: str
@@ -66,11 +67,18 @@ class ServingMeasurement:
     tp: int
     isl: int
     osl: int
-    concurrency: int
+    concurrency: int | None  # closed loop: at most C in flight; None for an open-loop row
     ttft_ms: float
     tpot_ms: float
     source: str
     model: str = MODEL_ID  # a model preset id
+    request_rate: float | None = None  # open loop: Poisson arrivals per second (`benchmark_serving --request-rate`)
+    ttft_stat: str = "mean"  # "median": an open-loop row is judged on the TTFT's p50, else its mean
+
+    @property
+    def load(self) -> str:
+        """The load it was measured at, as the slices name it: "C8", or "8 req/s"."""
+        return f"C{self.concurrency}" if self.request_rate is None else f"{self.request_rate:g} req/s"
 
     @property
     def setup(self) -> tuple[str, str, str, int, int, int]:
@@ -96,8 +104,8 @@ def load_serving_measurements(path: str | Path | None = None) -> list[ServingMea
 def read_serving_file(path: str | Path) -> tuple[list[ServingMeasurement], Counter[str]]:
     """A CSV in the bundled schema: the rows the load model can represent, and why the others cannot.
 
-    Columns: model, weights, gpu, tp, engine, isl, osl, concurrency, ttft_ms, tpot_ms, source
-    (others are ignored). A model or GPU is a preset id or name in any case and punctuation
+    Columns: model, weights, gpu, tp, engine, isl, osl, concurrency, ttft_ms, tpot_ms, source,
+    and for open-loop rows request_rate (concurrency empty) and ttft_stat (others are ignored). A model or GPU is a preset id or name in any case and punctuation
     ("Llama-3.1-70B", "H100-SXM"); weights fp8, nvfp4 or bf16/fp16; any engine profile (vLLM's
     and TensorRT-LLM's benchmark flags are known). A row naming a setup outside the presets is
     skipped and counted by reason; a malformed row (a missing column, a number that is not
@@ -139,7 +147,14 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
     weights = _WEIGHTS.get(row["weights"].strip().lower(), row["weights"].strip().lower())
     engine = row["engine"].strip().lower()
     engine = _ENGINE_NAMES.get(engine, engine)
-    numbers = (int(row["tp"]), int(row["isl"]), int(row["osl"]), int(row["concurrency"]))
+    rate_text, concurrency_text = (row.get("request_rate") or "").strip(), (row["concurrency"] or "").strip()
+    if not rate_text and not concurrency_text:
+        raise ValueError("a concurrency (closed loop) or a request_rate (open loop) is needed")
+    concurrency = int(concurrency_text) if concurrency_text else None  # both given: the closed loop it ran
+    rate = None if concurrency is not None else float(rate_text)
+    if rate is not None and not (0 < rate < math.inf):
+        raise ValueError(f"request_rate must be a positive number of requests per second, got {rate_text[:20]!r}")
+    numbers = (int(row["tp"]), int(row["isl"]), int(row["osl"]))
     ttft, tpot = float(row["ttft_ms"]), float(row["tpot_ms"])
     if weights not in PRECISIONS:
         raise _Unsupported(f"weights {weights[:20]!r} (known: {', '.join(PRECISIONS)})")
@@ -152,11 +167,13 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         tp=numbers[0],
         isl=numbers[1],
         osl=numbers[2],
-        concurrency=numbers[3],
+        concurrency=concurrency,
         ttft_ms=ttft,
         tpot_ms=tpot,
         source=row.get("source") or "",
         model=_preset_id(row.get("model") or MODEL_ID, "model", presets.model_presets(), _MODEL_ALIASES),
+        request_rate=rate,
+        ttft_stat="median" if (row.get("ttft_stat") or "").strip().lower() in ("median", "p50") else "mean",
     )
 
 

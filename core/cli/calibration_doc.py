@@ -21,6 +21,7 @@ _SET_NAMES = {
     "fresh2": "fresh2 (gathered after the fresh set was seen; judged once, seen since)",
     "fresh3": "fresh3 (gathered with fresh2; judged once, seen since)",
     "fresh4": "**fresh4** (gathered after every other set was seen; judged once)",
+    "fresh5": "**fresh5** (gathered beside fresh4; judged once)",
 }
 
 
@@ -60,7 +61,7 @@ def errors_markdown() -> list[str]:
         cells = " | ".join(f"{by_slice[key]:.1f} %" for key in _SLICES)
         sources = len({m.source_id for m in rows})
         pure = median_absolute_error_pct(rows, ideal_profiles())
-        bold = f"**{overall}**" if name == SETS[-1] else overall
+        bold = f"**{overall}**" if name in SETS[-2:] else overall
         lines.append(f"| {_SET_NAMES[name]} | {len(rows)} ({sources}) | {bold} | {cells} | {pure:.0f} % |")
     return lines
 

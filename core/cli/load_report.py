@@ -70,8 +70,9 @@ def file_calibration_text(path: str) -> str:
         else "outside a target"
     )
     lines = [
-        f"Load model (closed loop, continuous batching) against {len(rows)} measured points in {path}, "
-        "each as the benchmark ran it (10 x C requests, the first C at once; lengths 80-100 % of nominal).",
+        f"Load model (continuous batching) against {len(rows)} measured points in {path}, "
+        "each as the benchmark ran it (closed loop: 10 x C requests, the first C at once; open loop: Poisson arrivals at "
+        "the rate, TTFT at p50 where the row gives a median; lengths 80-100 % of nominal).",
         "The shipped engine profiles, fitted on the bundled Llama 3.1 70B rows; nothing is fitted on this file:",
         *(f"  {_costs(ENGINES[engine_id])}" for engine_id in sorted({m.engine for m in rows})),
         f"Median absolute error (targets {TPOT_TARGET_PCT:.0f}% TPOT, {TTFT_TARGET_PCT:.0f}% TTFT) — {verdict}:",

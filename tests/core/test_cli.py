@@ -337,6 +337,16 @@ def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
             "no row the load model can represent: model 'GPT-9' is not a preset (1 rows)",
         ),
         ("model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n", "no row the load model can represent"),
+        (
+            "model,weights,gpu,tp,engine,isl,osl,concurrency,request_rate,ttft_ms,tpot_ms\n"
+            "Llama-3.1-8B,bf16,H100-SXM,1,vllm,100,100,,,1,1\n",
+            "line 2: a concurrency (closed loop) or a request_rate (open loop) is needed",
+        ),
+        (
+            "model,weights,gpu,tp,engine,isl,osl,concurrency,request_rate,ttft_ms,tpot_ms\n"
+            "Llama-3.1-8B,bf16,H100-SXM,1,vllm,100,100,,0,1,1\n",
+            "line 2: request_rate must be a positive number of requests per second, got '0'",
+        ),
     ],
 )
 def test_a_bad_serving_file_exits_2_naming_the_option_and_the_line(capsys, tmp_path, text, says):
