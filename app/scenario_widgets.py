@@ -34,6 +34,8 @@ PRICING = dict(described(Pricing))
 PRECISION = dict(described(Precision))
 PRICES = {name: i for name, i in PRICING.items() if "usd" in name}  # the price boxes an API fills
 NO_API = "(none: type the prices)"  # the API select's first option (never in a link: it is the default)
+# The scenario's selects and their defaults (the lesson's toy machine, no API).
+BASES = {"model": presets.TOY_MODEL_ID, "gpu": presets.TOY_GPU_ID, "engine": "auto", "api": NO_API}
 
 
 def efficiency_start() -> Efficiency:
@@ -112,6 +114,21 @@ def held(defaults: Iterable[tuple[Input, Any]]) -> bool:
         i.key in st.query_params or (i.key in state and state[i.key] != widget_value(i, default))
         for i, default in defaults
     )
+
+
+def scenario_held() -> bool:
+    """Whether the scenario holds anything but the lesson's defaults: a key in the link, or a value set in this session.
+
+    A page that does not read the scenario (the lesson) need not draw its inputs while this is
+    False: nothing in them would change, and their values start from the same defaults later.
+    """
+    if not set(st.query_params).isdisjoint((*BASES, *INPUTS)):  # one read of the link, not one per key
+        return True
+    state = st.session_state
+    if any(key in state and state[key] != default for key, default in BASES.items()):
+        return True
+    numbers = of(WORKLOAD, Workload()) + of(PRICING, Pricing()) + of(PRECISION, Precision())
+    return any(i.key in state and state[i.key] != widget_value(i, default) for i, default in numbers)
 
 
 def of(fields: dict[str, Input], base: Any) -> list[tuple[Input, Any]]:

@@ -28,6 +28,7 @@ from core.scenario import Scenario
 from core.specs import CUSTOM_ID
 
 PRICING, WORKLOAD, PRECISION = widgets.PRICING, widgets.WORKLOAD, widgets.PRECISION
+SCENARIO_FREE_PAGES = ("lesson",)  # pages that never read the sidebar's scenario
 
 
 def _page_inputs(page: str) -> None:
@@ -159,6 +160,25 @@ def _self_hosting() -> None:
             _numbers(widgets.EFFICIENCY_INPUTS, engine)
 
 
+def _shows_scenario(page: str) -> bool:
+    """Whether to draw the scenario's inputs: always, but on a page that does not read them (the lesson).
+
+    There they are drawn only once asked for or holding a value of their own (a shared link,
+    a loaded file): a workshop's room doing the lesson sees its predictions alone, and each
+    rerun skips some twenty widgets it would not use.
+    """
+    if page not in SCENARIO_FREE_PAGES or widgets.scenario_held():
+        return True
+    shown = st.toggle(
+        "Show the scenario the other pages use",
+        key="sb_show_scenario",
+        help="Traffic, prices, model and GPU. This page always runs the lesson's toy machine.",
+    )
+    if not shown:
+        st.caption(words.SCENARIO_HIDDEN)
+    return shown
+
+
 def _on_upload() -> None:
     uploaded = st.session_state.get("sb_upload")
     if uploaded is None:
@@ -197,8 +217,9 @@ def render(page: str, page_path: str) -> Scenario:
     with st.sidebar:
         _page_inputs(page)
         alerts = st.container()
-        _money()
-        _self_hosting()
+        if _shows_scenario(page):
+            _money()
+            _self_hosting()
     built, problem = widgets.build()
     if built is None:
         alerts.warning(f"{plain(problem, 300)}. Showing the last valid scenario.", icon=":material/warning:")

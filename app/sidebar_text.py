@@ -26,6 +26,10 @@ def engine_caption(base: str) -> str:
     return f"{profile.name}'s costs, fitted on measured servers"
 
 
+SCENARIO_HIDDEN = (
+    "The traffic, prices, model and GPU the other pages use are hidden here: this page always runs the "
+    "lesson's toy machine. They keep their values, and a shared link shows them."
+)
 WEIGHT_FORMATS = {16: "fp16 / bf16", 8: "fp8 / int8", 4.5: "int4 with group scales (AWQ, GPTQ), MXFP4", 4: "NVFP4"}
 
 

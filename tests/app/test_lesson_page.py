@@ -137,3 +137,33 @@ def test_drill_answers(answer, open_app):
     answers = "\n".join(e.markdown[0].value for e in at.main.expander)  # the sidebar has expanders too
     assert answer in answers
     assert len(at.main.expander) == 5
+
+
+def sidebar_keys(at: AppTest) -> set[str]:
+    """The keys of the number inputs and selects drawn in the sidebar."""
+    return {w.key for w in [*at.sidebar.number_input, *at.sidebar.selectbox] if w.key}
+
+
+def test_the_lesson_hides_the_scenario_it_does_not_read(open_app):
+    # Opened with no link (a workshop's room): the predictions alone, and a word on where the rest went.
+    at = open_app("lesson")
+    assert sidebar_keys(at) == set(GUESSES)
+    assert any("are hidden here: this page always runs the lesson's toy machine" in c.value for c in at.sidebar.caption)
+    # Asked for, the scenario's inputs are there, starting from the defaults.
+    at.toggle(key="sb_show_scenario").set_value(True).run()
+    assert {"replies", "out", "prompt", "model", "gpu"} <= sidebar_keys(at)
+    assert at.number_input(key="out").value == 500 and at.selectbox(key="model").value == "toy-7b"
+
+
+def test_a_scenario_of_its_own_is_shown_on_the_lesson(open_app):
+    # A link holding a scenario: its inputs are drawn (and so stay in the link) without asking.
+    at = open_app("lesson", model="llama-3.1-8b", out="800")
+    assert {"replies", "out", "model"} <= sidebar_keys(at)
+    assert at.selectbox(key="model").value == "llama-3.1-8b" and at.number_input(key="out").value == 800
+    assert at.query_params["model"] == "llama-3.1-8b"
+    assert "sb_show_scenario" not in {t.key for t in at.sidebar.toggle}  # nothing to ask for: it is all shown
+    # A value set on another page in this session is one of its own too.
+    at = open_app()
+    at.number_input(key="out").set_value(900).run()
+    at.switch_page(PAGE).run()
+    assert at.number_input(key="out").value == 900
