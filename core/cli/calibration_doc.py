@@ -22,6 +22,7 @@ _SET_NAMES = {
     "fresh3": "fresh3 (gathered with fresh2; judged once, seen since)",
     "fresh4": "**fresh4** (gathered after every other set was seen; judged once)",
     "fresh5": "**fresh5** (gathered beside fresh4; judged once)",
+    "fresh6": "**fresh6** (two more sources; judged once)",
 }
 
 
@@ -61,7 +62,7 @@ def errors_markdown() -> list[str]:
         cells = " | ".join(f"{by_slice[key]:.1f} %" for key in _SLICES)
         sources = len({m.source_id for m in rows})
         pure = median_absolute_error_pct(rows, ideal_profiles())
-        bold = f"**{overall}**" if name in SETS[-2:] else overall
+        bold = f"**{overall}**" if name in SETS[-3:] else overall
         lines.append(f"| {_SET_NAMES[name]} | {len(rows)} ({sources}) | {bold} | {cells} | {pure:.0f} % |")
     return lines
 
@@ -69,12 +70,12 @@ def errors_markdown() -> list[str]:
 def ranges_markdown() -> list[str]:
     from core.measurements import SETS, load
     from core.range_calibration import coverage
-    from core.ranges import REGIMES, SPREADS
+    from core.ranges import REGIMES, SIZED_ON, SPREADS
 
-    newest = SETS[-1]  # the last set gathered: the one the ranges' sizing has least seen
-    shares = {c.group: c for c in coverage(load(newest))}
+    unseen = [name for name in SETS if name not in ("fit", *SIZED_ON)]  # gathered after the ranges were sized
+    shares = {c.group: c for c in coverage([m for name in unseen for m in load(name)])}
     lines = [
-        f"| regime | TTFT: estimate × | time per output token: estimate × | measurements inside, {newest} set |",
+        f"| regime | TTFT: estimate × | time per output token: estimate × | measurements inside, {' + '.join(unseen)} |",
         "|---|---|---|---|",
     ]
     for regime in REGIMES:
@@ -100,7 +101,7 @@ def calibration_markdown() -> str:
             "",
             *errors_markdown(),
             "",
-            "Likely ranges (`core.ranges`), and how many of the newest set's measurements fall inside them:",
+            "Likely ranges (`core.ranges`), and how many measurements of the sets gathered after they were sized fall inside them:",
             "",
             *ranges_markdown(),
             END,

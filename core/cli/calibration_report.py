@@ -35,6 +35,7 @@ TITLES = {
     "fresh3": "fresh3 set (ten more new sources gathered beside fresh2; judged once, the model frozen)",
     "fresh4": "fresh4 set (eight new sources gathered after every other set was seen; judged once, model and ranges frozen)",
     "fresh5": "fresh5 set (nine more new sources gathered beside fresh4; judged once, model and ranges frozen)",
+    "fresh6": "fresh6 set (two more new sources, gathered last; judged once, model and ranges frozen)",
 }
 
 
