@@ -16,7 +16,17 @@ import numpy as np
 from core.calibration import predict
 from core.estimate import estimate
 from core.measurements import Measurement
-from core.ranges import COVERAGE, MIN_ROWS, MIN_SOURCES, QUANTITIES, REGIMES, LikelyRange, Spread, likely_range, regime
+from core.ranges import (
+    MIN_ROWS,
+    MIN_SOURCES,
+    QUANTITIES,
+    REGIMES,
+    SIZING_LEVEL,
+    LikelyRange,
+    Spread,
+    likely_range,
+    regime,
+)
 from core.units import S_PER_MS
 
 
@@ -31,20 +41,23 @@ def log_residual(measurement: Measurement, estimated: float) -> float:
     return -ratio if measurement.metric.endswith("_per_s") else ratio
 
 
-def range_spreads(measurements: Iterable[Measurement]) -> dict[tuple[str, str], Spread]:
-    """The 10th and 90th percentiles of the rows' log residuals per (regime, quantity), rounded to 0.01.
+def range_spreads(measurements: Iterable[Measurement], level: float = SIZING_LEVEL) -> dict[tuple[str, str], Spread]:
+    """The (1 - level)/2 and (1 + level)/2 quantiles of the rows' log residuals per (regime, quantity), to 0.01.
 
     A cell with fewer than MIN_ROWS rows from MIN_SOURCES sources takes its quantity's
     spread over every regime. Each bound is kept on its side of 0 (low ≤ estimate ≤ high).
     """
+    return _spreads([(m, log_residual(m, predict(m))) for m in measurements], level)
+
+
+def _spreads(residuals: list[tuple[Measurement, float]], level: float) -> dict[tuple[str, str], Spread]:
     cells: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
-    for m in measurements:
-        residual = log_residual(m, predict(m))
+    for m, residual in residuals:
         cells[(regime(m.scenario), quantity_of(m))].append((residual, m.source_id))
         cells[("all", quantity_of(m))].append((residual, m.source_id))
 
     def spread_of(rows: list[tuple[float, str]]) -> Spread:
-        tail = (1 - COVERAGE) / 2
+        tail = (1 - level) / 2
         low, high = np.quantile([r for r, _ in rows], [tail, 1 - tail])
         return Spread(round(min(float(low), 0.0), 2), round(max(float(high), 0.0), 2))
 
@@ -93,5 +106,24 @@ def coverage(measurements: Iterable[Measurement]) -> list[Coverage]:
         inside = in_range(m, likely)
         for group in ("all", likely.regime, likely.confidence, quantity_of(m)):
             groups[group].append(inside)
+    order = ["all", *REGIMES, "calibrated", "extrapolated", *QUANTITIES]
+    return [Coverage(g, len(groups[g]), sum(groups[g])) for g in order if g in groups]
+
+
+def leave_one_set_out(sets: dict[str, list[Measurement]], level: float = SIZING_LEVEL) -> list[Coverage]:
+    """How many rows fall inside ranges sized on the other sets alone: the coverage a new set should see.
+
+    Each set in turn is judged by spreads sized (at `level`) on every other set, with the
+    shipped calibrated cells; the counts, summed over the sets, come per group as `coverage`'s.
+    """
+    residuals = {name: [(m, log_residual(m, predict(m))) for m in rows] for name, rows in sets.items()}
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for held, rows in sets.items():
+        spreads = _spreads([r for name, rs in residuals.items() if name != held for r in rs], level)
+        for m in rows:
+            likely = likely_range(estimate(m.scenario), spreads)
+            inside = in_range(m, likely)
+            for group in ("all", likely.regime, likely.confidence, quantity_of(m)):
+                groups[group].append(inside)
     order = ["all", *REGIMES, "calibrated", "extrapolated", *QUANTITIES]
     return [Coverage(g, len(groups[g]), sum(groups[g])) for g in order if g in groups]

@@ -68,14 +68,13 @@ def errors_markdown() -> list[str]:
 
 
 def ranges_markdown() -> list[str]:
-    from core.measurements import SETS, load
-    from core.range_calibration import coverage
+    from core.measurements import load
+    from core.range_calibration import leave_one_set_out
     from core.ranges import REGIMES, SIZED_ON, SPREADS
 
-    unseen = [name for name in SETS if name not in ("fit", *SIZED_ON)]  # gathered after the ranges were sized
-    shares = {c.group: c for c in coverage([m for name in unseen for m in load(name)])}
+    shares = {c.group: c for c in leave_one_set_out({name: list(load(name)) for name in SIZED_ON})}
     lines = [
-        f"| regime | TTFT: estimate × | time per output token: estimate × | measurements inside, {' + '.join(unseen)} |",
+        "| regime | TTFT: estimate × | time per output token: estimate × | inside, each set judged by ranges sized without it |",
         "|---|---|---|---|",
     ]
     for regime in REGIMES:
@@ -101,7 +100,7 @@ def calibration_markdown() -> str:
             "",
             *errors_markdown(),
             "",
-            "Likely ranges (`core.ranges`), and how many measurements of the sets gathered after they were sized fall inside them:",
+            "Likely ranges (`core.ranges`, the 8th to 92nd percentiles), and how many measurements fall inside when each held-out set is judged by ranges sized on the others:",
             "",
             *ranges_markdown(),
             END,

@@ -58,10 +58,13 @@ def slices_lines(rows: Sequence[Measurement], errors: Sequence[float]) -> list[s
 
 
 def spreads_lines() -> list[str]:
-    from core.ranges import EXTRAPOLATION_WIDENING, SIZED_ON, SPREADS
+    from core.measurements import load
+    from core.range_calibration import leave_one_set_out
+    from core.ranges import EXTRAPOLATION_WIDENING, SIZED_ON, SIZING_LEVEL, SPREADS
 
     lines = [
-        "Likely ranges (core.ranges): the 10th-90th percentiles of log(measured / estimated) on every set the fit",
+        f"Likely ranges (core.ranges): the {50 - SIZING_LEVEL * 50:g}th-{50 + SIZING_LEVEL * 50:g}nd percentiles of "
+        "log(measured / estimated) on every set the fit",
         f"never saw ({', '.join(SIZED_ON)}), per regime; x{EXTRAPOLATION_WIDENING:g} on each side where the engine",
         "has no row in that regime:",
         f"  {'regime':<11}{'TTFT':>18}{'TPOT':>18}",
@@ -70,6 +73,9 @@ def spreads_lines() -> list[str]:
         cells = [SPREADS[(regime, quantity)] for quantity in ("ttft", "tpot")]
         shown = "".join(f"{f'x{math.exp(c.low):.2f} to x{math.exp(c.high):.2f}':>18}" for c in cells)
         lines.append(f"  {regime:<11}{shown}")
+    left_out = leave_one_set_out({name: list(load(name)) for name in SIZED_ON})
+    shares = ", ".join(f"{c.group} {c.inside}/{c.rows} ({c.share:.0%})" for c in left_out)
+    lines.append(f"  each set judged by ranges sized on the others alone: {shares}")
     return lines
 
 

@@ -5,8 +5,8 @@ The real case is Llama 3.1 8B on one H100 SXM under vLLM, batch 1, 200-token pro
 reply (`python -m core estimate --model llama-3.1-8b --gpu h100-sxm --engine vllm --json`):
 TTFT 61.437 ms, TPOT 7.4503 ms, total 3,786.56 ms (decode 3,725.13 ms), 132.05 tok/s. Its regime
 is "batch 1", where vLLM has measurements, so the range is calibrated and `core.ranges.SPREADS`
-gives TTFT (-0.23, 1.58) and TPOT (-0.11, 0.67): × e^-0.23 = 0.79453 to × e^1.58 = 4.85496 and
-× e^-0.11 = 0.89583 to × e^0.67 = 1.95424. Ranges are shown to two significant figures, the low
+gives TTFT (-0.30, 1.62) and TPOT (-0.13, 0.92): × e^-0.30 = 0.74082 to × e^1.62 = 5.05309 and
+× e^-0.13 = 0.87810 to × e^0.92 = 2.50929. Ranges are shown to two significant figures, the low
 end rounded down and the high end up.
 """
 
@@ -25,16 +25,16 @@ from core.scenario import Scenario
 
 LLAMA_8B_VLLM = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm"}
 EXPECTED_8B = {
-    # 61.437 ms × 0.79453 = 48.81 → 48; × 4.85496 = 298.27 → 300
-    "Time to first token": "likely 48–300 ms",
-    # 7.4503 ms × 0.89583 = 6.674 → 6.6; × 1.95424 = 14.56 → 15
-    "Time per output token": "likely 6.6–15 ms",
-    # 48.81 + 3,725.13 × 0.89583 = 3,385.9 ms → 3.3 s; 298.27 + 3,725.13 × 1.95424 = 7,578.1 ms → 7.6 s
-    "Total latency": "likely 3.3–7.6 s",
-    # one user's stream is 1 ÷ TPOT: 1 ÷ 14.56 ms = 68.7 → 68; 1 ÷ 6.674 ms = 149.8 → 150
-    "Each user's stream": "likely 68–150 tok/s",
-    # 500 tokens ÷ 7.5781 s = 65.98 → 65; ÷ 3.3859 s = 147.7 → 150
-    "Whole batch's output": "likely 65–150 tok/s",
+    # 61.437 ms × 0.74082 = 45.51 → 45; × 5.05309 = 310.45 → 320
+    "Time to first token": "likely 45–320 ms",
+    # 7.4503 ms × 0.87810 = 6.542 → 6.5; × 2.50929 = 18.69 → 19
+    "Time per output token": "likely 6.5–19 ms",
+    # 45.51 + 3,725.13 × 0.87810 = 3,316.5 ms → 3.3 s; 310.45 + 3,725.13 × 2.50929 = 9,657.9 ms → 9.7 s
+    "Total latency": "likely 3.3–9.7 s",
+    # one user's stream is 1 ÷ TPOT: 1 ÷ 18.69 ms = 53.5 → 53; 1 ÷ 6.542 ms = 152.9 → 160
+    "Each user's stream": "likely 53–160 tok/s",
+    # 500 tokens ÷ 9.6579 s = 51.8 → 51; ÷ 3.3165 s = 150.8 → 160
+    "Whole batch's output": "likely 51–160 tok/s",
 }
 CALIBRATED_8B = "calibrated on vLLM measurements at batch 1"
 
@@ -110,9 +110,9 @@ def test_the_lessons_ideal_physics_shows_its_numbers_and_no_range(open_app) -> N
 
 def test_an_engine_never_measured_in_the_regime_is_extrapolated_and_says_so(open_app) -> None:
     # MLX at batch 8: no MLX row at batch > 1 in any set, so the batch > 1 spreads × 1.5: TTFT
-    # (0.0, 0.645) → 102.81 ms × e^0 = 102.81 ms → 100 ms; × e^0.645 = 195.96 ms → 200 ms.
+    # (-0.36, 0.63) → 102.81 ms × e^-0.36 = 71.73 ms → 71 ms; × e^0.63 = 193.04 ms → 200 ms.
     at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="mlx", batch="8")
-    assert deltas(at)["Time to first token"] == "likely 100–200 ms"
+    assert deltas(at)["Time to first token"] == "likely 71–200 ms"
     words = "extrapolated: no measurements of MLX (mlx-lm) at batches above 1, so the range is 1.5× wider on each side"
     assert words in captions(at)
     assert "Extrapolated: no measurements" in helps(at)["Time to first token"]
@@ -131,8 +131,8 @@ def test_the_latency_page_shows_the_ranges_and_the_band(llama_latency) -> None:
     }
     shown = captions(llama_latency)
     # total and throughput at M = 500, as on the Overview
-    assert "Engine: vLLM (MBU 73.0%, MFU 50.0%). At M = 500, total 3.79 s (likely 3.3–7.6 s)" in shown
-    assert "output 132 tok/s (likely 65–150 tok/s): the shaded band on the chart" in shown
+    assert "Engine: vLLM (MBU 73.0%, MFU 50.0%). At M = 500, total 3.79 s (likely 3.3–9.7 s)" in shown
+    assert "output 132 tok/s (likely 51–160 tok/s): the shaded band on the chart" in shown
     assert CALIBRATED_8B in shown
     names = chart_names(llama_latency)
     assert names[:2] == ["likely low", "likely range (about 80% of real servers)"]  # drawn first, under the line
@@ -156,8 +156,8 @@ def test_the_band_is_cores_total_range_at_every_length() -> None:
     low, high = band
     assert (low[0], high[0]) == (pytest.approx(rng.ttft_low_s), pytest.approx(rng.ttft_high_s))  # M = 0: TTFT's
     assert (low[-1], high[-1]) == (pytest.approx(rng.total_low_s), pytest.approx(rng.total_high_s))
-    # halfway: 48.81 + 1,862.56 × 0.89583 = 1,717.4 ms; 298.27 + 1,862.56 × 1.95424 = 3,938.2 ms
-    assert low[1] == pytest.approx(1.7174, rel=1e-3) and high[1] == pytest.approx(3.9382, rel=1e-3)
+    # halfway: 45.51 + 1,862.56 × 0.87810 = 1,681.0 ms; 310.45 + 1,862.56 × 2.50929 = 4,984.2 ms
+    assert low[1] == pytest.approx(1.6810, rel=1e-3) and high[1] == pytest.approx(4.9842, rel=1e-3)
     assert likely.latency_band(estimate(Scenario.lesson()), [3.50933]) is None
 
 

@@ -143,20 +143,20 @@ PINNED = {
     ("fresh6", "metric", "ttft_ms"): 21.2,
 }
 # The likely ranges' coverage (share of rows inside their range), pinned from below. The ranges
-# are sized on these very sets (core.ranges.SIZED_ON), so these say the sizing holds per set, not
-# how it does on new rows; a fresh set judges that.
+# are sized on every one of these sets (core.ranges.SIZED_ON), so these say the sizing holds set by
+# set; how it holds on a set it has not seen is test_ranges' leave-one-set-out figure (80.5 %).
 PINNED_COVERAGE = {
-    ("validation", "all"): 0.75,
-    ("test", "all"): 0.84,
-    ("test", "batch 1"): 0.76,
+    ("validation", "all"): 0.84,
+    ("test", "all"): 0.88,
+    ("test", "batch 1"): 0.84,
     ("test", "batch > 1"): 0.99,
     ("test", "MoE"): 0.9,
-    ("fresh", "all"): 0.76,
-    ("fresh2", "all"): 0.75,
-    ("fresh3", "all"): 0.85,
-    ("fresh4", "all"): 0.73,  # the sets the ranges were not sized on (the old ranges held 64 % of fresh4)
-    ("fresh5", "all"): 0.62,
-    ("fresh6", "all"): 0.33,  # TensorRT-LLM's big static batches run faster than the batch > 1 ranges allow
+    ("fresh", "all"): 0.81,
+    ("fresh2", "all"): 0.84,
+    ("fresh3", "all"): 0.91,
+    ("fresh4", "all"): 0.82,
+    ("fresh5", "all"): 0.71,
+    ("fresh6", "all"): 0.66,
 }
 
 
