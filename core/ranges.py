@@ -6,7 +6,7 @@ validation set and every set gathered after it, 677 rows from 71 sources): for e
 or batch > 1 — and each quantity — the time to first token, or the time per output token
 — the 8th and 92nd percentiles of log(measured ÷ estimated) (`SPREADS`; the level at which
 ranges sized without a set hold 80 % of that set's rows, `SIZING_LEVEL`). The likely range
-of a figure is its estimate times e^(10th percentile) to e^(90th percentile); each bound is
+of a figure is its estimate times e^(low) to e^(high); each bound is
 kept on its side of the estimate (low ≤ estimate ≤ high).
 
 - TTFT's spread comes from TTFT rows; TPOT's from TPOT rows and from whole-request rows
