@@ -16,7 +16,8 @@ model unchanged (2026-12-01); once seen, it too guided the model. A fifth, `meas
 a sixth, `measurements_fresh3.csv` (10 more sources), was gathered meanwhile and judged once too; a seventh,
 `measurements_fresh4.csv` (8 more sources), after the ranges were re-sized on all of those, judged once;
 an eighth, `measurements_fresh5.csv` (9 more sources), gathered beside it and judged once with nothing changed,
-and a ninth, `measurements_fresh6.csv` (2 sources), the same way. A row's engine selects the profile
+a ninth, `measurements_fresh6.csv` (2 sources), the same way, and a tenth, `measurements_fresh7.csv`
+(8 sources, mostly MoE), after the ranges had been sized on every other held-out set. A row's engine selects the profile
 that predicts it (`PROFILE_OF`); engines without a profile of their own run on `typical`.
 """
 
@@ -33,7 +34,7 @@ from core.scenario import Scenario
 from core.specs import CUSTOM_ID, GPU, Model, Precision, Workload
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
 
-SETS = ("fit", "validation", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
+SETS = ("fit", "validation", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
 COLUMNS = tuple(
     "source_id model model_id params_b active_params_b layers hidden query_heads kv_heads head_dim experts "
     "experts_per_token kv_latent_dim kv_latent_rope_dim weight_format weight_bits kv_bits compute_bits gpu "
@@ -53,7 +54,7 @@ PROFILE_OF = {
     "vllm-mlx": "mlx",  # vLLM's server on MLX's kernels
     "hf-transformers": "hf-transformers",
 }
-VENDORS = (("MI", "AMD"), ("M", "Apple"))  # GPU-name prefixes; everything else is NVIDIA
+VENDORS = (("MI", "AMD"), ("RX", "AMD"), ("Radeon", "AMD"), ("M", "Apple"))  # GPU-name prefixes; else NVIDIA
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ _SET_NAMES = {
     "fresh4": "**fresh4** (gathered after every other set was seen; judged once)",
     "fresh5": "**fresh5** (gathered beside fresh4; judged once)",
     "fresh6": "**fresh6** (two more sources; judged once)",
+    "fresh7": "**fresh7** (gathered after the ranges were sized on all the others; judged once)",
 }
 
 
@@ -62,7 +63,7 @@ def errors_markdown() -> list[str]:
         cells = " | ".join(f"{by_slice[key]:.1f} %" for key in _SLICES)
         sources = len({m.source_id for m in rows})
         pure = median_absolute_error_pct(rows, ideal_profiles())
-        bold = f"**{overall}**" if name in SETS[-3:] else overall
+        bold = f"**{overall}**" if name in SETS[-4:] else overall
         lines.append(f"| {_SET_NAMES[name]} | {len(rows)} ({sources}) | {bold} | {cells} | {pure:.0f} % |")
     return lines
 

@@ -35,7 +35,8 @@ TITLES = {
     "fresh3": "fresh3 set (ten more new sources gathered beside fresh2; judged once, the model frozen)",
     "fresh4": "fresh4 set (eight new sources gathered after every other set was seen; judged once, model and ranges frozen)",
     "fresh5": "fresh5 set (nine more new sources gathered beside fresh4; judged once, model and ranges frozen)",
-    "fresh6": "fresh6 set (two more new sources, gathered last; judged once, model and ranges frozen)",
+    "fresh6": "fresh6 set (two more new sources; judged once, model and ranges frozen)",
+    "fresh7": "fresh7 set (eight new sources, mostly MoE, gathered last; judged once, model and ranges frozen)",
 }
 
 

@@ -27,6 +27,7 @@ def test_the_sets_and_their_sources(sets):
         "fresh4": 73,
         "fresh5": 69,
         "fresh6": 21,
+        "fresh7": 59,
     }
     sources = {name: {m.source_id for m in rows} for name, rows in sets.items()}
     assert {name: len(ids) for name, ids in sources.items()} == {
@@ -39,6 +40,7 @@ def test_the_sets_and_their_sources(sets):
         "fresh4": 8,
         "fresh5": 9,
         "fresh6": 2,
+        "fresh7": 8,
     }
     # Split by source: no source has rows in two sets.
     for i, one in enumerate(SETS):
@@ -141,6 +143,16 @@ PINNED = {
     ("fresh6", "moe", "MoE"): 19.5,
     ("fresh6", "bits", "weights < 8 bits"): 7.8,
     ("fresh6", "metric", "ttft_ms"): 21.2,
+    # The fresh7 set: eight sources, mostly MoE, gathered after the ranges were sized on every other
+    # held-out set; judged once with the model and the ranges frozen (31.0 %).
+    ("fresh7", "all", "all"): 31.0,
+    ("fresh7", "batch", "batch 1"): 31.0,
+    ("fresh7", "batch", "batch > 1"): 30.1,
+    ("fresh7", "moe", "MoE"): 46.2,
+    ("fresh7", "bits", "weights < 8 bits"): 42.0,
+    ("fresh7", "metric", "tpot_ms"): 20.6,
+    ("fresh7", "metric", "ttft_ms"): 79.7,
+    ("fresh7", "vendor", "AMD"): 30.8,  # Radeon and RX cards (Strix Halo, RX 7900 XT) are AMD's
 }
 # The likely ranges' coverage (share of rows inside their range), pinned from below. The ranges
 # are sized on every one of these sets (core.ranges.SIZED_ON), so these say the sizing holds set by
@@ -157,6 +169,7 @@ PINNED_COVERAGE = {
     ("fresh4", "all"): 0.82,
     ("fresh5", "all"): 0.71,
     ("fresh6", "all"): 0.66,
+    ("fresh7", "all"): 0.69,  # the one set these ranges were not sized on (leave-one-set-out expected 80 %)
 }
 
 
