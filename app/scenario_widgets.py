@@ -109,10 +109,9 @@ def held(defaults: Iterable[tuple[Input, Any]]) -> bool:
 
     An input that holds nothing need not be drawn: its URL parameter is absent, and its
     widget, drawn again later, starts from the same default (the sidebar's lazy boxes)."""
-    state = st.session_state
+    linked, state = set(st.query_params), st.session_state  # one read of the link, not one per input
     return any(
-        i.key in st.query_params or (i.key in state and state[i.key] != widget_value(i, default))
-        for i, default in defaults
+        i.key in linked or (i.key in state and state[i.key] != widget_value(i, default)) for i, default in defaults
     )
 
 
@@ -122,13 +121,12 @@ def scenario_held() -> bool:
     A page that does not read the scenario (the lesson) need not draw its inputs while this is
     False: nothing in them would change, and their values start from the same defaults later.
     """
-    if not set(st.query_params).isdisjoint((*BASES, *INPUTS)):  # one read of the link, not one per key
+    if not set(st.query_params).isdisjoint((*BASES, *INPUTS)):
         return True
     state = st.session_state
     if any(key in state and state[key] != default for key, default in BASES.items()):
         return True
-    numbers = of(WORKLOAD, Workload()) + of(PRICING, Pricing()) + of(PRECISION, Precision())
-    return any(i.key in state and state[i.key] != widget_value(i, default) for i, default in numbers)
+    return held(of(WORKLOAD, Workload()) + of(PRICING, Pricing()) + of(PRECISION, Precision()))
 
 
 def of(fields: dict[str, Input], base: Any) -> list[tuple[Input, Any]]:

@@ -17,7 +17,7 @@ from core.parallel import Machine
 from core.phases import decode_time_s, mean_decode_bytes, mean_decode_flops
 from core.roofline import arithmetic_intensity_flop_per_byte, is_compute_bound
 from core.specs import Model, Precision
-from core.step_time import compute_time_s, memory_time_s
+from core.step_time import compute_time_s, memory_time_s, step_balance
 
 FloatArray = npt.NDArray[np.float64]
 # The largest batch the critical-batch search considers; beyond it "never compute-bound".
@@ -127,4 +127,4 @@ def _balance(
     weight_flops = 2.0 * model.active_params * batch
     memory_s = memory_time_s(machine, weights, bytes_moved - weights)
     compute_s = compute_time_s(machine, weight_flops, flops - weight_flops)
-    return (flops / compute_s) / (bytes_moved / memory_s)
+    return step_balance(machine, flops, bytes_moved, compute_s, memory_s)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.calibration import predict
+from core.calibration import predict, predicted
 from core.estimate import estimate
 from core.measurements import Measurement
 from core.ranges import (
@@ -100,9 +100,13 @@ class Coverage:
 
 def coverage(measurements: Iterable[Measurement]) -> list[Coverage]:
     """Coverage of the likely ranges: all rows, per regime, per confidence, per quantity."""
+    return _tally((m, likely_range(estimate(m.scenario))) for m in measurements)
+
+
+def _tally(judged: Iterable[tuple[Measurement, LikelyRange]]) -> list[Coverage]:
+    """How many rows fall in their likely range: all, per regime, per confidence, per quantity."""
     groups: dict[str, list[bool]] = defaultdict(list)
-    for m in measurements:
-        likely = likely_range(estimate(m.scenario))
+    for m, likely in judged:
         inside = in_range(m, likely)
         for group in ("all", likely.regime, likely.confidence, quantity_of(m)):
             groups[group].append(inside)
@@ -116,14 +120,15 @@ def leave_one_set_out(sets: dict[str, list[Measurement]], level: float = SIZING_
     Each set in turn is judged by spreads sized (at `level`) on every other set, with the
     shipped calibrated cells; the counts, summed over the sets, come per group as `coverage`'s.
     """
-    residuals = {name: [(m, log_residual(m, predict(m))) for m in rows] for name, rows in sets.items()}
-    groups: dict[str, list[bool]] = defaultdict(list)
-    for held, rows in sets.items():
-        spreads = _spreads([r for name, rs in residuals.items() if name != held for r in rs], level)
-        for m in rows:
-            likely = likely_range(estimate(m.scenario), spreads)
-            inside = in_range(m, likely)
-            for group in ("all", likely.regime, likely.confidence, quantity_of(m)):
-                groups[group].append(inside)
-    order = ["all", *REGIMES, "calibrated", "extrapolated", *QUANTITIES]
-    return [Coverage(g, len(groups[g]), sum(groups[g])) for g in order if g in groups]
+    results = {name: [(m, estimate(m.scenario)) for m in rows] for name, rows in sets.items()}
+    residuals = {
+        name: [(m, log_residual(m, predicted(result, m.metric))) for m, result in judged]
+        for name, judged in results.items()
+    }
+
+    def judged() -> Iterable[tuple[Measurement, LikelyRange]]:
+        for held, rows in results.items():
+            spreads = _spreads([r for name, rs in residuals.items() if name != held for r in rs], level)
+            yield from ((m, likely_range(result, spreads)) for m, result in rows)
+
+    return _tally(judged())

@@ -63,7 +63,7 @@ def errors_markdown() -> list[str]:
         cells = " | ".join(f"{by_slice[key]:.1f} %" for key in _SLICES)
         sources = len({m.source_id for m in rows})
         pure = median_absolute_error_pct(rows, ideal_profiles())
-        bold = f"**{overall}**" if name in SETS[-4:] else overall
+        bold = f"**{overall}**" if _SET_NAMES[name].startswith("**") else overall  # the sets judged once, unseen since
         lines.append(f"| {_SET_NAMES[name]} | {len(rows)} ({sources}) | {bold} | {cells} | {pure:.0f} % |")
     return lines
 

@@ -64,7 +64,7 @@ def spreads_lines() -> list[str]:
     from core.ranges import EXTRAPOLATION_WIDENING, SIZED_ON, SIZING_LEVEL, SPREADS
 
     lines = [
-        f"Likely ranges (core.ranges): the {50 - SIZING_LEVEL * 50:g}th-{50 + SIZING_LEVEL * 50:g}nd percentiles of "
+        f"Likely ranges (core.ranges): percentiles {50 - SIZING_LEVEL * 50:g} to {50 + SIZING_LEVEL * 50:g} of "
         "log(measured / estimated) on every set the fit",
         f"never saw ({', '.join(SIZED_ON)}), per regime; x{EXTRAPOLATION_WIDENING:g} on each side where the engine",
         "has no row in that regime:",
