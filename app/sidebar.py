@@ -9,6 +9,7 @@ sidebar warns and keeps the last valid scenario.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import streamlit as st
@@ -20,7 +21,7 @@ from app.compute import cached_estimate
 from app.page_inputs import HEADINGS, PAGE_INPUTS
 from app.safe import plain
 from core import presets
-from core.api_prices import catalogue, snapshot
+from core.api_prices import ids, snapshot
 from core.checks import context_problems
 from core.fields import Input
 from core.flat import EFFICIENCY_BASES
@@ -54,12 +55,17 @@ def _lazy(label: str, icon: str, key: str, defaults: list[tuple[Input, Any]]) ->
     return box if box.open or widgets.held(defaults) else None
 
 
+@cache
+def _api_options() -> tuple[str, ...]:
+    return (widgets.NO_API, *ids())
+
+
 def _api_select() -> None:
     """Every API model with token prices, searchable; the options are ids (a bound select puts them in the link)."""
     source = snapshot()
     st.selectbox(
         "API model (its list prices)",
-        [widgets.NO_API, *(m.id for m in catalogue())],
+        _api_options(),
         key="api",
         on_change=widgets.on_api,
         bind="query-params",

@@ -188,6 +188,12 @@ def catalogue() -> tuple[ApiModel, ...]:
 
 
 @cache
+def ids() -> tuple[str, ...]:
+    """Every API model's id, sorted: built once (a select of them is drawn on every rerun of every page)."""
+    return tuple(_load()[1])
+
+
+@cache
 def _ids_by_lowercase() -> dict[str, str]:
     return {key.lower(): key for key in _load()[1]}
 

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app import link
+from app import compute, link
 from app.page_inputs import BY_KEY
 from core import presets
 from core.efficiency import CALIBRATED, IDEAL
@@ -280,3 +280,21 @@ def test_every_scenario_input_has_a_widget_in_the_sidebar(open_app) -> None:
     drawn = {w.key for kind in ("number_input", "text_input", "selectbox", "radio") for w in at.sidebar.get(kind)}
     missing = sorted(set(INPUTS) - drawn)
     assert not missing, f"scenario inputs with no sidebar widget: {missing}"
+
+
+def test_the_scenario_cache_keys_on_every_pair_and_shares_one_frozen_result() -> None:
+    # cached_scenario hashes its flat form as the tuple's repr (every key and value is in it):
+    # flats that differ in one value, or in one key, get their own Scenario; an equal flat gets
+    # the one object already built (a resource cache: no pickled copy per hit).
+    base = (("model", "llama-3.1-8b"), ("gpu", "h100-sxm"), ("out", "500"))
+    first = compute.cached_scenario(base)
+    assert compute.cached_scenario(tuple(list(base))) is first
+    other_value = compute.cached_scenario((*base[:2], ("out", "501")))
+    other_key = compute.cached_scenario((*base[:2], ("prompt", "500")))
+    assert (first.workload.output_tokens, first.workload.prompt_tokens) == (500, 200)  # 200: the default prompt
+    assert other_value.workload.output_tokens == 501
+    assert (other_key.workload.output_tokens, other_key.workload.prompt_tokens) == (
+        Scenario().workload.output_tokens,
+        500,
+    )
+    assert compute.cached_estimate(first) is compute.cached_estimate(Scenario.from_flat(dict(base)))

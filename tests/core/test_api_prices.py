@@ -102,6 +102,13 @@ def test_models_without_token_prices_are_left_out():
     assert "openai/gpt-4o" in ids and "openai/tts-1" not in ids  # tts-1 is priced per character
 
 
+def test_ids_are_the_catalogues_ids_in_its_order():
+    # The sidebar's API select lists ids() (built once); the catalogue is sorted by id, so both are.
+    listed = api_prices.ids()
+    assert listed == tuple(m.id for m in catalogue())
+    assert list(listed) == sorted(listed) and len(set(listed)) == len(listed) > 1_000
+
+
 def test_shipped_file_is_a_fresh_export_of_the_installed_genai_prices():
     # Bumping genai-prices without `make prices` fails here. Re-exported for the date the file
     # was made, so the test does not depend on today's date.
