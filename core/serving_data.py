@@ -45,6 +45,9 @@ PRECISIONS = {
     "fp8": Precision(weight_bits=8, kv_bits=8),
     "nvfp4": Precision(weight_bits=4.5, kv_bits=8, compute_bits=4),  # Blackwell's 4-bit tensor cores
     "bf16": Precision(weight_bits=16, kv_bits=16),  # for other files: a 16-bit model keeps a 16-bit cache
+    # gpt-oss's checkpoint: 4-bit experts with a shared 8-bit scale per 32 weights (4.25 bits), dequantised
+    # to 16-bit maths with a 16-bit cache, as the measurement files write it (their gpt-oss rows).
+    "mxfp4": Precision(weight_bits=4.25, kv_bits=16),
 }
 _WEIGHTS = {"fp16": "bf16", "bfloat16": "bf16", "float16": "bf16", "fp4": "nvfp4"}
 _ENGINE_NAMES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm"}
@@ -171,7 +174,13 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         ttft_ms=ttft,
         tpot_ms=tpot,
         source=row.get("source") or "",
-        model=_preset_id(row.get("model") or MODEL_ID, "model", presets.model_presets(), _MODEL_ALIASES),
+        # The preset id when the file gives one (its `model` is then the checkpoint's own name).
+        model=_preset_id(
+            (row.get("model_id") or "").strip() or row.get("model") or MODEL_ID,
+            "model",
+            presets.model_presets(),
+            _MODEL_ALIASES,
+        ),
         request_rate=rate,
         ttft_stat="median" if (row.get("ttft_stat") or "").strip().lower() in ("median", "p50") else "mean",
     )

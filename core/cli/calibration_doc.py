@@ -24,6 +24,7 @@ _SET_NAMES = {
     "fresh5": "**fresh5** (gathered beside fresh4; judged once)",
     "fresh6": "**fresh6** (two more sources; judged once)",
     "fresh7": "**fresh7** (gathered after the ranges were sized on all the others; judged once)",
+    "fresh8": "**fresh8** (gathered after fresh7, the model and ranges frozen; judged once)",
 }
 
 
@@ -60,7 +61,7 @@ def errors_markdown() -> list[str]:
         errors = [percentage_error(predict(m), m.value) for m in rows]
         by_slice = {(e.slice, e.value): e.median_abs_pct for e in slice_errors(rows, errors)}
         overall = f"{by_slice[('all', 'all')]:.1f} %"
-        cells = " | ".join(f"{by_slice[key]:.1f} %" for key in _SLICES)
+        cells = " | ".join(f"{by_slice[key]:.1f} %" if key in by_slice else "none" for key in _SLICES)  # no such rows
         sources = len({m.source_id for m in rows})
         pure = median_absolute_error_pct(rows, ideal_profiles())
         bold = f"**{overall}**" if _SET_NAMES[name].startswith("**") else overall  # the sets judged once, unseen since

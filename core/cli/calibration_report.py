@@ -37,6 +37,7 @@ TITLES = {
     "fresh5": "fresh5 set (nine more new sources gathered beside fresh4; judged once, model and ranges frozen)",
     "fresh6": "fresh6 set (two more new sources; judged once, model and ranges frozen)",
     "fresh7": "fresh7 set (eight new sources, mostly MoE, gathered last; judged once, model and ranges frozen)",
+    "fresh8": "fresh8 set (five new sources, batch 1 on AMD, Apple and consumer NVIDIA; judged once, model and ranges frozen)",
 }
 
 
