@@ -102,6 +102,13 @@ def ttft_meaning(scenario: Scenario) -> str:
     )
 
 
+def batch_output_meaning(scenario: Scenario) -> str:
+    batch = scenario.workload.batch_size
+    if batch == 1:  # "of all 1 request together" reads wrong
+        return "Output tokens per second of the one request, the wait for its first token included."
+    return f"Output tokens per second of all {batch:,} requests together, prefill included."
+
+
 def total_meaning(scenario: Scenario) -> str:
     steps = f"First token + {scenario.workload.output_tokens:,} decode steps"
     if scenario.model.has_attention_shape:

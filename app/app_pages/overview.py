@@ -42,7 +42,7 @@ metrics = (  # label, value, what it means
     ("Each user's stream", fmt.tokens_per_s(est.per_request_tokens_per_s),
      "Tokens per second one user watches arrive: 1 ÷ the time per output token."),
     ("Whole batch's output", fmt.tokens_per_s(est.output_tokens_per_s),
-     f"Output tokens per second of all {fmt.plural(work.batch_size, 'request')} together, prefill included."),
+     words.batch_output_meaning(scenario)),
     ("Prompt vs output token", f"{fmt.ratio(est.output_token_vs_prompt_token)}",
      "One output token takes as long as this many prompt tokens: prompt tokens share one pass."),
 )  # fmt: skip

@@ -171,3 +171,16 @@ def test_the_overview_says_its_numbers_are_one_static_batch_and_links_the_plan(o
     assert any("one static batch of 4 requests" in c.value for c in at.main.caption)
     labels = [link.proto.label for link in at.main.get("page_link")]
     assert "Capacity plan: a fleet for your traffic" in labels and "Compare: APIs and fleets" in labels
+
+
+@pytest.mark.parametrize(
+    ("batch", "meaning"),
+    [
+        ("1", "Output tokens per second of the one request, the wait for its first token included."),
+        ("8", "Output tokens per second of all 8 requests together, prefill included."),
+    ],
+)
+def test_the_whole_batch_caption_counts_its_requests_in_words(open_app, batch: str, meaning: str) -> None:
+    # Not "of all 1 request together": one request is said as one.
+    at = open_app(model="llama-3.1-8b", gpu="h100-sxm", batch=batch)
+    assert meaning in [c.value for c in at.main.caption]
