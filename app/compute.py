@@ -48,8 +48,24 @@ def _hash_plan(result: CapacityPlan) -> str:
     return f"{result.scenario!r}|{result.spec!r}|{result.lengths!r}"
 
 
+_PLAIN = (int, float, str, bool, type(None), np.generic)
+
+
+def _hash_tuple(values: tuple[Any, ...]) -> Any:
+    """A tuple of plain numbers or strings as its repr (exact); any other as a list, walked as before.
+
+    Streamlit's hasher takes each item in turn, about 8 µs apiece: the latency line's 300
+    output lengths cost 2.5 ms a call, paid twice a rerun, where their repr takes 20 µs. The
+    list is walked item by item, each item through these functions again (a nested tuple too).
+    """
+    if all(isinstance(v, _PLAIN) for v in values):
+        return repr(values)
+    return list(values)
+
+
 # An Estimate is a function of its scenario: hash that, not the arrays it holds.
 _HASH: dict[str | type[Any], Callable[[Any], Any]] = {
+    tuple: _hash_tuple,
     Scenario: _hash_scenario,
     Estimate: lambda est: _hash_scenario(est.scenario),
     CapacityPlan: lambda result: _hash_plan(result),
@@ -70,8 +86,8 @@ def shared_figure(build: Callable[..., go.Figure], *args: Any, **kwargs: Any) ->
     return build(*args, **kwargs)
 
 
-# The sidebar's flat form, hashed as one string: Streamlit's own hasher walks a tuple of pairs
-# item by item (about 0.2 ms for the sidebar's sixteen pairs; its repr, 4 µs).
+# The sidebar's flat form (pairs of strings), hashed as one string: Streamlit's own hasher walks
+# it item by item (about 0.2 ms for the sidebar's sixteen pairs; its repr, 4 µs).
 @st.cache_resource(max_entries=512, hash_funcs={tuple: repr}, show_spinner=False)
 def cached_scenario(flat: tuple[tuple[str, str], ...]) -> Scenario:
     """The sidebar's values (as the flat form) → a Scenario; raises ValueError naming the key."""
@@ -127,7 +143,7 @@ def cached_step_times(scenario: Scenario) -> tuple[float, float]:
     return first, last
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_data(max_entries=256, hash_funcs=_HASH, show_spinner=False)
 def cached_simulation(ttft_s: float, tpot_s: float, output_tokens: tuple[int, ...], seed: int) -> tuple[float, ...]:
     """The lesson's jittered measurements (s) at each output length: one Python step per decode step.
 
@@ -193,7 +209,7 @@ def cached_changes(results: list[Compared], replies_per_day: float, days_per_mon
     return cheapest_ranges(bills, float(axis[0]), float(axis[-1]))
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_data(max_entries=256, hash_funcs=_HASH, show_spinner=False)
 def cached_lab_run(guesses: tuple[float, ...]) -> LabRun:
     return lab_run(guesses)
 

@@ -298,3 +298,14 @@ def test_the_scenario_cache_keys_on_every_pair_and_shares_one_frozen_result() ->
         500,
     )
     assert compute.cached_estimate(first) is compute.cached_estimate(Scenario.from_flat(dict(base)))
+
+
+def test_a_tuple_argument_is_hashed_whole_and_never_confused_with_another() -> None:
+    # Plain items: the tuple's repr (exact: a float's repr round-trips). Anything else: a list,
+    # walked item by item as Streamlit did before, so a nested tuple is its own repr again.
+    assert compute._hash_tuple((1, 2.5, "a", None)) == "(1, 2.5, 'a', None)"
+    assert compute._hash_tuple(((1, 2), (3,))) == [(1, 2), (3,)]
+    scenario = Scenario.from_flat({"model": "llama-3.1-8b", "gpu": "h100-sxm"})
+    short, other = (compute.cached_latency_line(scenario, lengths) for lengths in ((1, 100, 500), (1, 100, 501)))
+    assert len(short) == len(other) == 3 and short[2] < other[2]  # one more decode step at the end
+    assert short[:2].tolist() == other[:2].tolist()
