@@ -463,6 +463,8 @@ def test_every_price_names_its_source_and_date():
         ("a100-80gb-sxm", 0.88, 1.0),  # 0.782 / 0.887; its GEMMs reach 0.85, above the reference
         ("h100-sxm", 1.0, 1.0),  # the reference itself
         ("rtx-4090", 1.0, 1.0),  # measured above the reference: never above 1
+        # hipBLASLt median 34.4 of 59.4 TFLOP/s = 0.579 / 0.795; copy 0.83 of 256 GB/s: not clearly below 0.887
+        ("radeon-8060s", 1.0, 0.73),
     ],
 )
 def test_sustained_shares(preset_id: str, bandwidth: float, compute: float) -> None:
@@ -486,8 +488,23 @@ def test_sustained_shares(preset_id: str, bandwidth: float, compute: float) -> N
         ("L40", None),  # not an L4: a model number must not run on
         ("A100", None),  # which memory?
         ("RTX-3090", None),  # no preset
+        ("Radeon-8060S-StrixHalo", "radeon-8060s"),  # how the measurement files name it
+        ("AMD Radeon 8060S", "radeon-8060s"),
     ],
 )
 def test_a_gpu_named_in_free_text_is_its_preset(name: str, preset_id: str | None) -> None:
     found = presets.gpu_like(name)
     assert (found.id if found else None) == preset_id
+
+
+def test_the_strix_halo_runs_its_matmuls_at_its_sustained_share() -> None:
+    # Llama 3.1 8B in 16 bits on the Radeon 8060S under the typical engine (MBU 0.85, MFU 0.88):
+    # compute 59.4e12 × 0.73 (hipBLASLt against an H100's GEMMs) × 0.88 = 38.16 TFLOP/s;
+    # bandwidth 256e9 × 1 × 0.85 = 217.6 GB/s (its copy kernels not clearly below an H100's).
+    from core import Scenario, estimate
+
+    machine = estimate(
+        Scenario.from_flat({"model": "llama-3.1-8b", "gpu": "radeon-8060s", "engine": "typical"})
+    ).machine
+    assert machine.compute_flops_per_s == pytest.approx(38.157e12, rel=1e-4)
+    assert machine.bandwidth_bytes_per_s == pytest.approx(217.6e9, rel=1e-9)
