@@ -134,6 +134,13 @@ def test_the_fit_recovers_planted_costs(rows):
     assert fitted.mbu == pytest.approx(0.8, abs=0.08)
 
 
+def _read(folder, header, rows):
+    """A serving file of these lines, read as `--serving-file` reads it."""
+    path = folder / "serving.csv"
+    path.write_text("\n".join([header, *rows]), encoding="utf-8")
+    return read_serving_file(path)
+
+
 def test_an_open_loop_row_is_judged_on_the_open_loop(tmp_path):
     # A row with a request rate and no concurrency is Poisson arrivals at that rate: its TTFT is
     # the open loop's p50 when the row gives a median, else its mean; its TPOT the open loop's mean.
@@ -142,9 +149,7 @@ def test_an_open_loop_row_is_judged_on_the_open_loop(tmp_path):
         "Llama-3.1-8B,bf16,A100-80GB-SXM,1,vllm,224,189,,4,100,14,median,median",
         "Llama-3.1-8B,bf16,A100-80GB-SXM,1,vllm,224,189,,4,100,14,mean,mean",
     ]
-    path = tmp_path / "open.csv"
-    path.write_text("\n".join([header, *rows]), encoding="utf-8")
-    measured, skipped = read_serving_file(path)
+    measured, skipped = _read(tmp_path, header, rows)
     assert not skipped and [(m.concurrency, m.request_rate, m.ttft_stat, m.load) for m in measured] == [
         (None, 4.0, "median", "4 req/s"),
         (None, 4.0, "mean", "4 req/s"),
@@ -188,9 +193,7 @@ def test_a_file_names_the_preset_in_model_id_and_mxfp4_is_read_as_gpt_oss_ships_
         "Qwen2.5-7B-Instruct,qwen2.5-7b,bf16,l4,1,vllm,128,128,1,,90,57",
         "gpt-oss-20b,,mxfp4,h100-sxm,1,sglang,512,1024,4,,70,5.6",
     ]
-    path = tmp_path / "models.csv"
-    path.write_text("\n".join([header, *rows]), encoding="utf-8")
-    measured, skipped = read_serving_file(path)
+    measured, skipped = _read(tmp_path, header, rows)
     assert not skipped and [(m.model, m.weights) for m in measured] == [
         ("qwen2.5-7b", "bf16"),
         ("gpt-oss-20b", "mxfp4"),
