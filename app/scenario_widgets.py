@@ -115,7 +115,10 @@ def holding(defaults: Iterable[tuple[Input, Any]]) -> list[Input]:
 
     An input that holds nothing need not be drawn: its URL parameter is absent, and its
     widget, drawn again later, starts from the same default (the sidebar's lazy boxes)."""
-    linked, state = set(st.query_params), _state()  # one read of each, not one per input
+    return _holding(defaults, set(st.query_params), _state())  # one read of each, not one per input
+
+
+def _holding(defaults: Iterable[tuple[Input, Any]], linked: set[str], state: dict[str, Any]) -> list[Input]:
     return [
         i for i, default in defaults if i.key in linked or (i.key in state and state[i.key] != widget_value(i, default))
     ]
@@ -132,12 +135,12 @@ def scenario_held() -> bool:
     A page that does not read the scenario (the lesson) need not draw its inputs while this is
     False: nothing in them would change, and their values start from the same defaults later.
     """
-    if not set(st.query_params).isdisjoint((*BASES, *INPUTS)):
+    linked, state = set(st.query_params), _state()
+    if not linked.isdisjoint((*BASES, *INPUTS)):
         return True
-    state = _state()
     if any(key in state and state[key] != default for key, default in BASES.items()):
         return True
-    return held(of(WORKLOAD, Workload()) + of(PRICING, Pricing()) + of(PRECISION, Precision()))
+    return bool(_holding(of(WORKLOAD, Workload()) + of(PRICING, Pricing()) + of(PRECISION, Precision()), linked, state))
 
 
 def of(fields: dict[str, Input], base: Any) -> list[tuple[Input, Any]]:

@@ -107,9 +107,11 @@ def load_serving_measurements(path: str | Path | None = None) -> list[ServingMea
 def read_serving_file(path: str | Path) -> tuple[list[ServingMeasurement], Counter[str]]:
     """A CSV in the bundled schema: the rows the load model can represent, and why the others cannot.
 
-    Columns: model, weights, gpu, tp, engine, isl, osl, concurrency, ttft_ms, tpot_ms, source,
-    and for open-loop rows request_rate (concurrency empty) and ttft_stat (others are ignored). A model or GPU is a preset id or name in any case and punctuation
-    ("Llama-3.1-70B", "H100-SXM"); weights fp8, nvfp4 or bf16/fp16; any engine profile (vLLM's
+    Columns: model (or the preset's id in model_id, model then the checkpoint's own name), weights,
+    gpu, tp, engine, isl, osl, concurrency, ttft_ms, tpot_ms, source, and for open-loop rows
+    request_rate (concurrency empty) and ttft_stat (others are ignored). A model or GPU is a preset
+    id or name in any case and punctuation ("Llama-3.1-70B", "H100-SXM"); weights fp8, nvfp4,
+    mxfp4 or bf16/fp16; any engine profile (vLLM's
     and TensorRT-LLM's benchmark flags are known). A row naming a setup outside the presets is
     skipped and counted by reason; a malformed row (a missing column, a number that is not
     one) raises ValueError naming its line, as does a file with nothing to model.

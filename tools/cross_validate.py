@@ -7,7 +7,7 @@ the shipped structure and loss) on the other four folds; those out-of-fold error
 the shipped costs' (fitted on `measurements_fit.csv` alone) on the same rows. The comparison that
 matters is on the rows outside the fit set, which the shipped costs never saw either.
 
-On 2026-12-02, over fit to fresh7 (982 rows): out-of-fold 26.8 % against the shipped 25.9 % on
+On 2026-12-02, over fit to fresh7 (982 rows, before fresh8 joined `SETS`): out-of-fold 26.8 % against the shipped 25.9 % on
 the 736 rows outside the fit set (validation 29.5 % against 17.8 %, fresh5 39.6 % against
 59.3 %), so pooling every set into the fit was not shipped.
 
