@@ -18,7 +18,8 @@ a sixth, `measurements_fresh3.csv` (10 more sources), was gathered meanwhile and
 an eighth, `measurements_fresh5.csv` (9 more sources), gathered beside it and judged once with nothing changed,
 a ninth, `measurements_fresh6.csv` (2 sources), the same way, and a tenth, `measurements_fresh7.csv`
 (8 sources, mostly MoE), after the ranges had been sized on every other held-out set, and an eleventh,
-`measurements_fresh8.csv` (5 sources, single requests), after that. A row's engine selects the profile
+`measurements_fresh8.csv` (5 sources, single requests), after that, and a twelfth, `measurements_fresh9.csv`
+(2 sources: static batches on H100/A100, Strix Halo single requests), after that. A row's engine selects the profile
 that predicts it (`PROFILE_OF`); engines without a profile of their own run on `typical`.
 """
 
@@ -35,7 +36,7 @@ from core.scenario import Scenario
 from core.specs import CUSTOM_ID, GPU, Model, Precision, Workload
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
 
-SETS = ("fit", "validation", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
+SETS = ("fit", "validation", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
 COLUMNS = tuple(
     "source_id model model_id params_b active_params_b layers hidden query_heads kv_heads head_dim experts "
     "experts_per_token kv_latent_dim kv_latent_rope_dim weight_format weight_bits kv_bits compute_bits gpu "

@@ -25,6 +25,7 @@ _SET_NAMES = {
     "fresh6": "**fresh6** (two more sources; judged once)",
     "fresh7": "**fresh7** (gathered after the ranges were sized on all the others; judged once)",
     "fresh8": "**fresh8** (gathered after fresh7, the model and ranges frozen; judged once)",
+    "fresh9": "**fresh9** (gathered after fresh8, the model and ranges frozen; judged once; 2 sources)",
 }
 
 

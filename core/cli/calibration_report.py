@@ -38,6 +38,7 @@ TITLES = {
     "fresh6": "fresh6 set (two more new sources; judged once, model and ranges frozen)",
     "fresh7": "fresh7 set (eight new sources, mostly MoE, gathered last; judged once, model and ranges frozen)",
     "fresh8": "fresh8 set (five new sources, batch 1 on AMD, Apple and consumer NVIDIA; judged once, model and ranges frozen)",
+    "fresh9": "fresh9 set (two new sources: static batches on H100 and A100, Strix Halo single requests; judged once, model and ranges frozen)",
 }
 
 
