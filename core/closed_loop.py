@@ -18,7 +18,8 @@ The model is a steady state over the iterations of `core.iteration`, vectorised 
 - Throughput X solves Little's law, X × (TTFT + M × TPOT) = R (bisection; every term
   grows with X); the C - R waiting requests add (C - R) / X to TTFT, so X × e2e = C holds.
 - Optionally the benchmark's start: `requests_per_slot` = n sends n × C requests, the first
-  C at once, so 1/n of the TTFTs queue behind a burst of C prefills.
+  C at once, so 1/n of the TTFTs queue behind a burst of C prefills. A run of C requests
+  alone (n = 1) is no steady state at all: `core.one_wave` simulates it.
 
 Assumptions: no prefix-cache hits, no speculative decoding, no disaggregated prefill;
 prompts of others arrive spread out (not in lock-step); means, not distributions.

@@ -36,7 +36,20 @@ from core.scenario import Scenario
 from core.specs import CUSTOM_ID, GPU, Model, Precision, Workload
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
 
-SETS = ("fit", "validation", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
+SETS = (
+    "fit",
+    "validation",
+    "test",
+    "fresh",
+    "fresh2",
+    "fresh3",
+    "fresh4",
+    "fresh5",
+    "fresh6",
+    "fresh7",
+    "fresh8",
+    "fresh9",
+)
 COLUMNS = tuple(
     "source_id model model_id params_b active_params_b layers hidden query_heads kv_heads head_dim experts "
     "experts_per_token kv_latent_dim kv_latent_rope_dim weight_format weight_bits kv_bits compute_bits gpu "

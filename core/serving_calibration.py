@@ -27,8 +27,9 @@ import numpy as np
 from core.closed_loop import closed_loop
 from core.engine import ENGINES, EngineProfile
 from core.grid_fit import NEUTRAL_COSTS, best_on_grid
+from core.one_wave import one_wave
 from core.open_loop import open_loop
-from core.serving_data import REQUESTS_PER_SLOT, ServingMeasurement, replica_for
+from core.serving_data import ServingMeasurement, replica_for
 from core.slices import slice_groups
 
 # The costs a fit may move, each over a grid of plausible values (SI units).
@@ -197,28 +198,36 @@ def predict(
     """The load model at each measured point, one vectorised call per setup and kind of loop.
 
     A closed-loop row (at most C in flight) is the closed loop as the benchmark ran it, its
-    means; an open-loop row (Poisson arrivals at its request rate) the open loop, its TTFT at
+    means: n × C requests, the first C at once (n = 10 unless the row gives `num_prompts`), or
+    one wave (`core.one_wave`) when the benchmark sent only C; an open-loop row (Poisson arrivals at its request rate) the open loop, its TTFT at
     p50 where the row's statistic is the median (else the mean) and its mean TPOT. Past the
     open loop's capacity the latencies are infinite, as a queue that grows without bound is.
     """
     by_setup: dict[tuple, list[ServingMeasurement]] = defaultdict(list)
     for m in measurements:
-        by_setup[(m.model, m.setup, m.request_rate is None)].append(m)
+        closed = m.request_rate is None
+        by_setup[(m.model, m.setup, closed, m.lengths, m.requests_per_slot if closed else None)].append(m)
     out = []
-    for (model_id, setup, closed), rows in by_setup.items():
+    for (model_id, setup, closed, lengths, per_slot), rows in by_setup.items():
         replica = replica_for(setup, profiles, model_id)
-        if closed:
+        ttfts: np.ndarray
+        tpots: np.ndarray
+        if closed and per_slot == 1:  # as many prompts as the cap: one wave, none replaced
+            waves = [one_wave(replica, lengths, m.concurrency or 1) for m in rows]
+            ttfts = np.array([w.ttft_s for w in waves], dtype=float)
+            tpots = np.array([w.tpot_s for w in waves], dtype=float)
+            fits = waves[0].max_concurrency_that_fits
+        elif closed:
             c = np.array([m.concurrency for m in rows], dtype=float)
-            result = closed_loop(replica, rows[0].lengths, c, REQUESTS_PER_SLOT)
-            ttfts, tpots, fits = result.ttft_s, result.tpot_s, result.max_concurrency_that_fits
+            result = closed_loop(replica, lengths, c, per_slot)
+            ttfts, tpots = np.asarray(result.ttft_s), np.asarray(result.tpot_s)
+            fits = result.max_concurrency_that_fits
         else:
-            loop = open_loop(replica, rows[0].lengths, np.array([m.request_rate for m in rows], dtype=float))
+            loop = open_loop(replica, lengths, np.array([m.request_rate for m in rows], dtype=float))
             medians = np.array([m.ttft_stat == "median" for m in rows])
-            ttfts, tpots, fits = (
-                np.where(medians, loop.ttft_p50_s, loop.ttft_s),
-                loop.tpot_s,
-                loop.max_concurrency_that_fits,
-            )
+            ttfts = np.asarray(np.where(medians, loop.ttft_p50_s, loop.ttft_s), dtype=float)
+            tpots = np.asarray(loop.tpot_s)
+            fits = loop.max_concurrency_that_fits
         for i, m in enumerate(rows):
             out.append(Prediction(m, float(ttfts[i]) * 1e3, float(tpots[i]) * 1e3, fits))
     return out

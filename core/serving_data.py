@@ -11,6 +11,7 @@ becomes a `Replica` (preset model and GPU, the engine with the benchmark's serve
 - Lengths: `benchmark_serving`'s random dataset with `--random-range-ratio 0.8` draws prompt
   AND reply lengths uniformly in 80-100 % of the nominal (kimbochen/bench_serving
   `sample_random_requests`), `--num-prompts 10 × concurrency`, the first C sent at once.
+  Another file's row may say otherwise (`num_prompts`, `length_low_fraction`).
 - Server flags from InferenceX's launch scripts: vLLM max_num_batched_tokens 8192, chunked
   prefill; TensorRT-LLM max_num_tokens 16384, and for 1k/1k below TP 8
   batch_wait_timeout_iters 20 (`benchmarks/70b_fp4_b200_trt_*.sh`, "improves 1k/1k").
@@ -77,11 +78,20 @@ class ServingMeasurement:
     model: str = MODEL_ID  # a model preset id
     request_rate: float | None = None  # open loop: Poisson arrivals per second (`benchmark_serving --request-rate`)
     ttft_stat: str = "mean"  # "median": an open-loop row is judged on the TTFT's p50, else its mean
+    num_prompts: int | None = None  # closed loop: requests the benchmark sent (None: InferenceX's 10 × C)
+    length_low_fraction: float = LOW_FRACTION  # lengths uniform in this fraction of nominal to nominal (1: fixed)
 
     @property
     def load(self) -> str:
         """The load it was measured at, as the slices name it: "C8", or "8 req/s"."""
         return f"C{self.concurrency}" if self.request_rate is None else f"{self.request_rate:g} req/s"
+
+    @property
+    def requests_per_slot(self) -> float:
+        """The benchmark's requests per concurrency slot: n × C sent, the first C at once (1: one wave)."""
+        if self.num_prompts is None or self.concurrency is None:
+            return REQUESTS_PER_SLOT
+        return self.num_prompts / self.concurrency
 
     @property
     def setup(self) -> tuple[str, str, str, int, int, int]:
@@ -90,7 +100,7 @@ class ServingMeasurement:
 
     @property
     def lengths(self) -> RequestLengths:
-        return RequestLengths(self.isl, self.osl, LOW_FRACTION)
+        return RequestLengths(self.isl, self.osl, self.length_low_fraction)
 
 
 def load_serving_measurements(path: str | Path | None = None) -> list[ServingMeasurement]:
@@ -109,7 +119,9 @@ def read_serving_file(path: str | Path) -> tuple[list[ServingMeasurement], Count
 
     Columns: model (or the preset's id in model_id, model then the checkpoint's own name), weights,
     gpu, tp, engine, isl, osl, concurrency, ttft_ms, tpot_ms, source, and for open-loop rows
-    request_rate (concurrency empty) and ttft_stat (others are ignored). A model or GPU is a preset
+    request_rate (concurrency empty) and ttft_stat; optionally num_prompts (requests the benchmark
+    sent: empty, 10 × the concurrency; equal to it, one wave) and length_low_fraction (empty,
+    0.8; 1, fixed lengths); others are ignored. A model or GPU is a preset
     id or name in any case and punctuation ("Llama-3.1-70B", "H100-SXM"); weights fp8, nvfp4,
     mxfp4 or bf16/fp16; any engine profile (vLLM's
     and TensorRT-LLM's benchmark flags are known). A row naming a setup outside the presets is
@@ -160,6 +172,7 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
     if rate is not None and not (0 < rate < math.inf):
         raise ValueError(f"request_rate must be a positive number of requests per second, got {rate_text[:20]!r}")
     numbers = (int(row["tp"]), int(row["isl"]), int(row["osl"]))
+    num_prompts, low_fraction = _harness(row, concurrency)
     ttft, tpot = float(row["ttft_ms"]), float(row["tpot_ms"])
     if weights not in PRECISIONS:
         raise _Unsupported(f"weights {weights[:20]!r} (known: {', '.join(PRECISIONS)})")
@@ -185,7 +198,23 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         ),
         request_rate=rate,
         ttft_stat="median" if (row.get("ttft_stat") or "").strip().lower() in ("median", "p50") else "mean",
+        num_prompts=num_prompts,
+        length_low_fraction=low_fraction,
     )
+
+
+def _harness(row: dict[str, str], concurrency: int | None) -> tuple[int | None, float]:
+    """How the benchmark ran, where the file says: requests sent (closed loop) and the lengths' spread."""
+    prompts_text, fraction_text = (row.get("num_prompts") or "").strip(), (row.get("length_low_fraction") or "").strip()
+    num_prompts = int(prompts_text) if prompts_text else None
+    if num_prompts is not None and concurrency is not None and num_prompts < concurrency:
+        raise ValueError(f"num_prompts must be at least the concurrency ({concurrency}), got {num_prompts}")
+    low_fraction = float(fraction_text) if fraction_text else LOW_FRACTION
+    if not 0.01 <= low_fraction <= 1:
+        raise ValueError(
+            f"length_low_fraction must be between 0.01 and 1 (1: fixed lengths), got {fraction_text[:20]!r}"
+        )
+    return num_prompts, low_fraction
 
 
 def _gpu_name(given: str) -> str:

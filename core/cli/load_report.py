@@ -71,8 +71,9 @@ def file_calibration_text(path: str) -> str:
     )
     lines = [
         f"Load model (continuous batching) against {len(rows)} measured points in {path}, "
-        "each as the benchmark ran it (closed loop: 10 x C requests, the first C at once; open loop: Poisson arrivals at "
-        "the rate, TTFT at p50 where the row gives a median; lengths 80-100 % of nominal).",
+        "each as the benchmark ran it (closed loop: num_prompts requests, 10 x C where not given, the first C at once, "
+        "one wave when only C; open loop: Poisson arrivals at the rate, TTFT at p50 where the row gives a median; "
+        "lengths from length_low_fraction, 80 % where not given, to 100 % of nominal).",
         "The shipped engine profiles, fitted on the bundled Llama 3.1 70B rows; nothing is fitted on this file:",
         *(f"  {_costs(ENGINES[engine_id])}" for engine_id in sorted({m.engine for m in rows})),
         f"Median absolute error (targets {TPOT_TARGET_PCT:.0f}% TPOT, {TTFT_TARGET_PCT:.0f}% TTFT) — {verdict}:",
