@@ -26,6 +26,7 @@ _SET_NAMES = {
     "fresh7": "**fresh7** (gathered after the ranges were sized on all the others; judged once)",
     "fresh8": "**fresh8** (gathered after fresh7, the model and ranges frozen; judged once)",
     "fresh9": "**fresh9** (gathered after fresh8, the model and ranges frozen; judged once; 2 sources)",
+    "fresh10": "**fresh10** (gathered beside fresh9, the model and ranges frozen; judged once; 3 sources)",
 }
 
 

@@ -30,6 +30,7 @@ def test_the_sets_and_their_sources(sets):
         "fresh7": 59,
         "fresh8": 30,
         "fresh9": 48,
+        "fresh10": 13,
     }
     sources = {name: {m.source_id for m in rows} for name, rows in sets.items()}
     assert {name: len(ids) for name, ids in sources.items()} == {
@@ -45,6 +46,7 @@ def test_the_sets_and_their_sources(sets):
         "fresh7": 8,
         "fresh8": 5,
         "fresh9": 2,
+        "fresh10": 3,
     }
     # Split by source: no source has rows in two sets.
     for i, one in enumerate(SETS):
@@ -176,6 +178,12 @@ PINNED = {
     ("fresh9", "engine", "vllm"): 6.0,
     ("fresh9", "engine", "trtllm"): 12.7,
     ("fresh9", "metric", "ttft_ms"): 79.0,  # the Radeon 8060S's prefill at 1.6k-37k tokens, once more
+    # The fresh10 set: three sources of single requests (Llama 2 7B on an RTX 6000 Ada through Triton,
+    # vLLM and TensorRT-LLM; two llama.cpp PRs' RX 7900 XTX tables), gathered beside fresh9, judged once.
+    ("fresh10", "all", "all"): 10.9,
+    ("fresh10", "moe", "MoE"): 57.1,  # gpt-oss-20b's prefill on the RX 7900 XTX, 1.9-3.4x slower
+    ("fresh10", "vendor", "NVIDIA"): 9.9,
+    ("fresh10", "metric", "ttft_ms"): 51.9,
 }
 # The likely ranges' coverage (share of rows inside their range), pinned from below. The ranges
 # are sized on every one of these sets (core.ranges.SIZED_ON), so these say the sizing holds set by
@@ -197,6 +205,7 @@ PINNED_COVERAGE = {
     ("fresh7", "all"): 0.71,
     ("fresh8", "all"): 0.80,
     ("fresh9", "all"): 0.89,  # 43 of 48 as judged
+    ("fresh10", "all"): 1.0,  # 13 of 13 as judged
 }
 
 
