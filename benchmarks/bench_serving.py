@@ -19,6 +19,7 @@ from core.closed_loop import closed_loop, closed_loops
 from core.efficiency import efficiency_base
 from core.engine import TRTLLM, VLLM
 from core.lengths import RequestLengths
+from core.one_wave import one_wave
 from core.open_loop import capacity_requests_per_s, goodput, open_loop
 from core.plan import plan
 from core.plan_spec import Plan
@@ -67,6 +68,11 @@ def main() -> None:
     trt = Replica(presets.model("llama-3.1-70b"), Precision(8, 8), presets.gpu("b200"), 8, TRTLLM)
     saturated = best_of(lambda: closed_loop(trt, RequestLengths(8192, 128, 0.8), CONCURRENCY_GRID), 20)
     print(f"closed loop, grid into prefill saturation    : {saturated * 1e3:8.3f} ms  (8k→128 on 8×B200)")
+    # One wave is simulated iteration by iteration: its cost grows with C × prompt ÷ the token budget.
+    wave = best_of(lambda: one_wave(replica, RequestLengths(1024, 1024, 1), 64), 20)
+    print(f"one wave, C=64 at once (1k→1k, 70B, 2×H100)  : {wave * 1e3:8.3f} ms")
+    big = best_of(lambda: one_wave(trt, RequestLengths(8192, 1024, 1), 512), 3)
+    print(f"one wave, C=512 at once (8k→1k, 8×B200)      : {big * 1e3:8.3f} ms")
 
     rate = 0.7 * capacity_requests_per_s(replica, lengths)
     open_point = best_of(lambda: open_loop(replica, lengths, rate), 20)
