@@ -57,9 +57,9 @@ def sum_of_max_of_lines(a1: Quantity, b1: Quantity, a2: Quantity, b2: Quantity, 
     da, db = a1 - a2, b1 - b2
     if isinstance(da, np.ndarray) or isinstance(db, np.ndarray):
         return base + _positive_part_sum(np.asarray(da, dtype=float), np.asarray(db, dtype=float), n)
-    if db == 0:
+    root = -da / db if db != 0 else math.inf
+    if not math.isfinite(root):  # parallel lines (a slope difference too small to cross within floats)
         return base + (n * da if da > 0 else n * 0.0)
-    root = -da / db
     if db > 0:  # difference positive for k > root
         first = clip(math.floor(root) + 1, 0, n)
         count = n - first

@@ -325,6 +325,8 @@ def test_decode_time_vectorised_over_reply_lengths():
 
 def test_sum_of_max_of_lines_against_a_loop():
     cases = [(1, 1, 3, 0, 5), (5, -1, 0, 1, 10), (2, 0, 2, 0, 7), (0, 2, 10, 0, 20), (3, 0.5, 1, 0.7, 0)]
+    # Slopes a subnormal apart: the crossing is past any float (it raised OverflowError), the lines parallel.
+    cases += [(1, 5e-324, 0, 0, 5), (0, 0, 1, 5e-324, 5)]
     for a1, b1, a2, b2, n in cases:
         loop = sum(max(a1 + b1 * k, a2 + b2 * k) for k in range(n))
         assert sum_of_max_of_lines(a1, b1, a2, b2, n) == pytest.approx(loop)
