@@ -20,8 +20,9 @@ a ninth, `measurements_fresh6.csv` (2 sources), the same way, and a tenth, `meas
 (8 sources, mostly MoE), after the ranges had been sized on every other held-out set, and an eleventh,
 `measurements_fresh8.csv` (5 sources, single requests), after that, and a twelfth, `measurements_fresh9.csv`
 (2 sources: static batches on H100/A100, Strix Halo single requests), after that, and a thirteenth,
-`measurements_fresh10.csv` (3 sources, single requests), beside it, and a fourteenth, `measurements_fresh12.csv`
-(5 sources: consumer GPUs and Apple), after those. A row's engine selects the profile
+`measurements_fresh10.csv` (3 sources, single requests), beside it, and a fourteenth and fifteenth,
+`measurements_fresh11.csv` (4 sources, datacenter GPUs) and `measurements_fresh12.csv` (5 sources:
+consumer GPUs and Apple), after those. A row's engine selects the profile
 that predicts it (`PROFILE_OF`); engines without a profile of their own run on `typical`.
 """
 
@@ -52,6 +53,7 @@ SETS = (
     "fresh8",
     "fresh9",
     "fresh10",
+    "fresh11",
     "fresh12",
 )
 COLUMNS = tuple(

@@ -27,6 +27,7 @@ _SET_NAMES = {
     "fresh8": "**fresh8** (gathered after fresh7, the model and ranges frozen; judged once)",
     "fresh9": "**fresh9** (gathered after fresh8, the model and ranges frozen; judged once; 2 sources)",
     "fresh10": "**fresh10** (gathered beside fresh9, the model and ranges frozen; judged once; 3 sources)",
+    "fresh11": "**fresh11** (datacenter GPUs, gathered after fresh10; judged once)",
     "fresh12": "**fresh12** (consumer GPUs and Apple, gathered after fresh10; judged once)",
 }
 

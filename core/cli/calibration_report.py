@@ -40,6 +40,7 @@ TITLES = {
     "fresh8": "fresh8 set (five new sources, batch 1 on AMD, Apple and consumer NVIDIA; judged once, model and ranges frozen)",
     "fresh9": "fresh9 set (two new sources: static batches on H100 and A100, Strix Halo single requests; judged once, model and ranges frozen)",
     "fresh10": "fresh10 set (three new sources of single requests: an RTX 6000 Ada under vLLM and TensorRT-LLM, an RX 7900 XTX under llama.cpp; judged once, model and ranges frozen)",
+    "fresh11": "fresh11 set (four new sources on datacenter GPUs: HF transformers' quantized paths, DeepSeek-R1/V3 under SGLang and vLLM, TensorRT-LLM batches; judged once, model and ranges frozen)",
     "fresh12": "fresh12 set (five new sources on consumer GPUs and Apple silicon: llama.cpp, Ollama, vLLM on an RTX 4090; judged once, model and ranges frozen)",
 }
 

@@ -31,6 +31,7 @@ def test_the_sets_and_their_sources(sets):
         "fresh8": 30,
         "fresh9": 48,
         "fresh10": 13,
+        "fresh11": 25,
         "fresh12": 32,
     }
     sources = {name: {m.source_id for m in rows} for name, rows in sets.items()}
@@ -48,6 +49,7 @@ def test_the_sets_and_their_sources(sets):
         "fresh8": 5,
         "fresh9": 2,
         "fresh10": 3,
+        "fresh11": 4,
         "fresh12": 5,
     }
     # Split by source: no source has rows in two sets.
@@ -186,6 +188,12 @@ PINNED = {
     ("fresh10", "moe", "MoE"): 57.1,  # gpt-oss-20b's prefill on the RX 7900 XTX, 1.9-3.4x slower
     ("fresh10", "vendor", "NVIDIA"): 9.9,
     ("fresh10", "metric", "ttft_ms"): 51.9,
+    # The fresh11 set: four sources on datacenter GPUs (HF transformers' quantized paths on an A100 and
+    # an H100, DeepSeek-R1 request streams on 8 x H200, SGLang 0.4.1's DeepSeek-V3, TensorRT-LLM's GPT-J).
+    ("fresh11", "all", "all"): 39.3,
+    ("fresh11", "batch", "batch > 1"): 26.9,
+    ("fresh11", "moe", "MoE"): 39.3,
+    ("fresh11", "engine", "trtllm"): 5.9,
     # The fresh12 set: five sources on consumer GPUs and Apple silicon (two of them weak: an
     # unmoderated benchmark repository, assumed lengths), gathered after fresh10, judged once.
     ("fresh12", "all", "all"): 36.8,
@@ -214,6 +222,7 @@ PINNED_COVERAGE = {
     ("fresh8", "all"): 0.80,
     ("fresh9", "all"): 0.89,  # 43 of 48 as judged
     ("fresh10", "all"): 1.0,  # 13 of 13 as judged
+    ("fresh11", "all"): 0.92,  # 23 of 25 as judged
     ("fresh12", "all"): 0.62,  # 20 of 32 as judged
 }
 
