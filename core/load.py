@@ -4,7 +4,8 @@ A `Load` is the closed loop's concurrency (at most C in flight, a new request se
 finishes: how vLLM's `benchmark_serving` and InferenceX measure a server) or the open
 loop's request rate (Poisson arrivals: how real traffic comes), and how much request
 lengths vary around the workload's nominal prompt and reply (uniform between a low share
-and the nominal; InferenceX draws 80-100 %). Each field is described once (`core.fields`),
+and the nominal; InferenceX draws 80-100 %), and, for a closed loop, how many requests a
+benchmark sends in all (empty: the steady state of a run that never ends). Each field is described once (`core.fields`),
 so it has a link key, a command-line option and a line in the README's tables.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from core.closed_loop import ClosedLoop, closed_loop
 from core.fields import described, validate
 from core.lengths import RequestLengths
+from core.one_wave import one_wave
 from core.open_loop import OpenLoop, open_loop
 from core.scenario import Scenario
 from core.spec_flat import FlatForm
@@ -40,6 +42,12 @@ class Load(FlatForm):
         help="Requests arriving at random, per second (Poisson, open loop): TTFT percentiles include the "
         "wait in the queue.",
     )  # fmt: skip
+    num_prompts: int | None = described(
+        None, key="prompts", kind=int, label="Requests the benchmark sends", unit="requests", low=1, high=10_000_000,
+        optional=True, flag="--num-prompts",
+        help="Closed loop, as a benchmark runs it: this many requests in all, the first `concurrency` at once "
+        "(vLLM's --num-prompts). Equal to the concurrency: one wave, none replaced. Empty: the steady state.",
+    )  # fmt: skip
     length_low_fraction: float = described(
         1.0, key="lenlow", kind=float, label="Shortest length (share of nominal)", low=0.05, high=1, step=0.05,
         flag="--length-low-fraction",
@@ -55,6 +63,17 @@ class Load(FlatForm):
                 f"not both), got {self.request_rate_per_s!r}"
             )
 
+        if self.num_prompts is not None:
+            if self.request_rate_per_s is not None:
+                raise ValueError(
+                    f"num_prompts must be empty with a request rate (the open loop is a steady state), "
+                    f"got {self.num_prompts!r}"
+                )
+            if self.num_prompts < (self.concurrency or 1):
+                raise ValueError(
+                    f"num_prompts must be at least the concurrency ({self.concurrency or 1:,}), got {self.num_prompts!r}"
+                )
+
     def lengths(self, workload: Workload) -> RequestLengths:
         """The workload's nominal prompt and reply, varied by `length_low_fraction`."""
         return RequestLengths.of(workload, self.length_low_fraction)
@@ -63,11 +82,18 @@ class Load(FlatForm):
 def serve(scenario: Scenario, load: Load) -> ClosedLoop | OpenLoop:
     """The scenario's replica (its model, precision, GPUs and engine) under `load`.
 
-    Closed loop: means over requests at `concurrency` (1 when neither is given). Open loop:
+    Closed loop: means over requests at `concurrency` (1 when neither is given): the steady
+    state, or the benchmark's run when `num_prompts` is given (n × C requests, the first C at
+    once; n = 1 is one wave, `core.one_wave`). Open loop:
     TTFT percentiles at `request_rate_per_s`, infinite at or past capacity. The scenario's
     cached prompt tokens are not used: the load model assumes no prefix-cache hits.
     """
     replica, lengths = scenario.replica(), load.lengths(scenario.workload)
     if load.request_rate_per_s is not None:
         return open_loop(replica, lengths, load.request_rate_per_s)
-    return closed_loop(replica, lengths, load.concurrency or 1)
+    concurrency = load.concurrency or 1
+    if load.num_prompts is None:
+        return closed_loop(replica, lengths, concurrency)
+    if load.num_prompts == concurrency:  # every request sent at once, none replaced
+        return one_wave(replica, lengths, concurrency)
+    return closed_loop(replica, lengths, concurrency, load.num_prompts / concurrency)

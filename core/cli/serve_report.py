@@ -32,6 +32,7 @@ JSON_KEYS = (
     "capacity_requests_per_s",
     "utilisation",
     "mean_in_flight",
+    "num_prompts",
 )
 
 
@@ -79,6 +80,7 @@ def _closed_json(result: ClosedLoop, load: Load) -> dict[str, object]:
         "capacity_requests_per_s": None,
         "utilisation": None,
         "mean_in_flight": float(result.concurrency),
+        "num_prompts": load.num_prompts,
     }
 
 
@@ -94,6 +96,7 @@ def _open_json(result: OpenLoop) -> dict[str, object]:
         "capacity_requests_per_s": result.capacity_requests_per_s,
         "utilisation": _finite(float(result.utilisation)),
         "mean_in_flight": _finite(float(result.mean_in_flight)),
+        "num_prompts": None,
     }
 
 
@@ -112,7 +115,7 @@ def _header(scenario: Scenario, load: Load) -> list[str]:
 def serve_text(scenario: Scenario, load: Load, result: ClosedLoop | OpenLoop) -> str:
     lines = _header(scenario, load)
     if isinstance(result, ClosedLoop):
-        lines += _closed_lines(result)
+        lines += _closed_lines(result, load)
     else:
         lines += _open_lines(result)
     if result.max_concurrency_that_fits == 0:
@@ -120,11 +123,18 @@ def serve_text(scenario: Scenario, load: Load, result: ClosedLoop | OpenLoop) ->
     return "\n".join(lines) + "\n"
 
 
-def _closed_lines(result: ClosedLoop) -> list[str]:
+def _closed_lines(result: ClosedLoop, load: Load) -> list[str]:
     c, fits = int(result.concurrency), result.max_concurrency_that_fits
     waiting = f"; {c - int(result.running):,} wait for a slot" if result.running < c else ""
+    if load.num_prompts is None:
+        run = "the steady state"
+    elif load.num_prompts == c:
+        run = "one wave: all sent at once, none replaced"
+    else:
+        run = f"a run of {load.num_prompts:,} requests, the first {c:,} at once"
     return [
-        f"closed loop: {c:,} requests in flight (at most {fits:,} fit in the KV cache{waiting}); means over requests",
+        f"closed loop: {c:,} requests in flight (at most {fits:,} fit in the KV cache{waiting}), {run}; "
+        "means over requests",
         "",
         f"TTFT                  {float(result.ttft_s) / S_PER_MS:10,.1f} ms"
         + (f"   ({float(result.queue_wait_s) / S_PER_MS:,.1f} ms waiting for a slot)" if result.queue_wait_s else ""),

@@ -11,6 +11,10 @@ import pytest
 
 from core.cli.plan_report import CANDIDATE_KEYS
 from core.cli.serve_report import JSON_KEYS
+from core.closed_loop import closed_loop
+from core.lengths import RequestLengths
+from core.one_wave import one_wave
+from core.scenario import Scenario
 from tests.core.test_cli import run_cli
 
 LLAMA_70B = ("--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus", "2", "--weight-bits", "8")
@@ -42,7 +46,12 @@ def test_serve_at_one_request_is_estimate(capsys) -> None:
     assert data["output_tokens_per_s_per_gpu"] == pytest.approx(500 / 3.5093333, rel=1e-6)
     assert data["total_tokens_per_s_per_gpu"] == pytest.approx(700 / 3.5093333, rel=1e-6)
     # No KV cache in the toy: the engine's sequence limit (1,024) caps the concurrency.
-    assert data["max_concurrency_that_fits"] == 1024 and data["load"] == {"conc": "", "rate": "", "lenlow": "1"}
+    assert data["max_concurrency_that_fits"] == 1024 and data["load"] == {
+        "conc": "",
+        "rate": "",
+        "prompts": "",
+        "lenlow": "1",
+    }
 
 
 def test_serve_closed_loop_obeys_littles_law(capsys) -> None:
@@ -53,6 +62,30 @@ def test_serve_closed_loop_obeys_littles_law(capsys) -> None:
     assert data["requests_per_s"] * data["e2e_ms"] / 1000 == pytest.approx(32, rel=1e-9)
     assert data["output_tokens_per_s_per_gpu"] == pytest.approx(data["requests_per_s"] * 500 / 2)
     assert data["tokens_per_s_per_user"] == pytest.approx(1000 / data["tpot_ms"])
+
+
+def test_serve_runs_the_benchmark_as_sent_when_told_how_many_requests(capsys) -> None:
+    # --num-prompts C at a concurrency of C: one wave (core.one_wave), every request sent at once and
+    # none replaced; 10 x C: the steady state with the benchmark's start (1/10 of TTFTs behind a burst).
+    argv = ("serve", *LLAMA_70B, "--engine", "vllm", "--prompt-tokens", "4096", "--output-tokens", "128")
+    runs = {}
+    for prompts in ("", "64", "640"):
+        given = ("--num-prompts", prompts) if prompts else ()
+        code, out, _ = run_cli(capsys, *argv, "--concurrency", "64", *given, "--json")
+        assert code == 0
+        runs[prompts] = json.loads(out)
+    replica, lengths = Scenario.from_flat(runs[""]["scenario"]).replica(), RequestLengths(4096, 128)
+    wave = one_wave(replica, lengths, 64)
+    assert runs["64"]["tpot_ms"] == pytest.approx(wave.tpot_s * 1e3) and runs["64"]["num_prompts"] == 64
+    assert runs["64"]["ttft_ms"] == pytest.approx(wave.ttft_s * 1e3)
+    started = closed_loop(replica, lengths, 64, 10)
+    assert (
+        runs["640"]["ttft_ms"] == pytest.approx(started.ttft_s * 1e3) and runs["640"]["tpot_ms"] == runs[""]["tpot_ms"]
+    )
+    # Without replacement prefills the wave's replies stream faster than the steady state's.
+    assert runs["64"]["tpot_ms"] < runs[""]["tpot_ms"]
+    _, text, _ = run_cli(capsys, *argv, "--concurrency", "64", "--num-prompts", "64")
+    assert "one wave: all sent at once, none replaced" in text
 
 
 def test_serve_open_loop_has_percentiles_and_says_when_it_saturates(capsys) -> None:
@@ -141,6 +174,9 @@ def test_plan_defaults_to_the_typical_engine(capsys) -> None:
         (["serve", "--length-low-fraction", "0.01"], "--length-low-fraction", "from 0.05 to 1"),
         (["serve", "--concurrency", "4", "--request-rate", "2"], "--request-rate", "not both"),
         (["serve", "--batch", "0"], "--batch", "from 1 to 1,000,000 requests"),
+        (["serve", "--num-prompts", "0"], "--num-prompts", "from 1 to 10,000,000 requests"),
+        (["serve", "--concurrency", "4", "--num-prompts", "2"], "--num-prompts", "at least the concurrency (4)"),
+        (["serve", "--request-rate", "2", "--num-prompts", "8"], "--num-prompts", "empty with a request rate"),
         (["plan", "--tensor-parallel", "3"], "--tensor-parallel", "list of 1, 2, 4, 8, each once"),
         (["plan", "--weight-precisions", "16,2"], "--weight-precisions", "list of 16, 8, 4, each once"),
         (["plan", "--candidate-gpus", "h900"], "--candidate-gpus", "list of toy-gpu, h100-sxm"),

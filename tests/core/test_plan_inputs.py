@@ -67,7 +67,8 @@ def test_a_plan_round_trips_exactly(plan: Plan) -> None:
 
 def test_the_flat_forms_by_hand() -> None:
     # Every field in its shown unit: the TTFT target in ms, lists comma-separated, empty for none.
-    assert Load(concurrency=32).to_flat() == {"conc": "32", "rate": "", "lenlow": "1"}
+    assert Load(concurrency=32).to_flat() == {"conc": "32", "rate": "", "prompts": "", "lenlow": "1"}
+    assert Load(concurrency=32, num_prompts=320).to_flat(minimal=True) == {"conc": "32", "prompts": "320"}
     assert Load(request_rate_per_s=2.5, length_low_fraction=0.8).to_flat(minimal=True) == {
         "rate": "2.5",
         "lenlow": "0.8",
