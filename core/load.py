@@ -5,8 +5,9 @@ finishes: how vLLM's `benchmark_serving` and InferenceX measure a server) or the
 loop's request rate (Poisson arrivals: how real traffic comes), and how much request
 lengths vary around the workload's nominal prompt and reply (uniform between a low share
 and the nominal; InferenceX draws 80-100 %), and, for a closed loop, how many requests a
-benchmark sends in all (empty: the steady state of a run that never ends). Each field is described once (`core.fields`),
-so it has a link key, a command-line option and a line in the README's tables.
+benchmark sends in all (empty: the steady state of a run that never ends). Each field is
+described once (`core.fields`), so it has a link key, a command-line option and a line in the
+README's tables.
 """
 
 from __future__ import annotations
@@ -62,7 +63,6 @@ class Load(FlatForm):
                 f"request_rate_per_s must be empty when a concurrency is given (a closed or an open loop, "
                 f"not both), got {self.request_rate_per_s!r}"
             )
-
         if self.num_prompts is not None:
             if self.request_rate_per_s is not None:
                 raise ValueError(
