@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.closed_loop import ClosedLoop, closed_loop
+from core.closed_loop import ClosedLoop
 from core.fields import described, validate
 from core.lengths import RequestLengths
-from core.one_wave import one_wave
+from core.one_wave import benchmark_run
 from core.open_loop import OpenLoop, open_loop
 from core.scenario import Scenario
 from core.spec_flat import FlatForm
@@ -92,8 +92,5 @@ def serve(scenario: Scenario, load: Load) -> ClosedLoop | OpenLoop:
     if load.request_rate_per_s is not None:
         return open_loop(replica, lengths, load.request_rate_per_s)
     concurrency = load.concurrency or 1
-    if load.num_prompts is None:
-        return closed_loop(replica, lengths, concurrency)
-    if load.num_prompts == concurrency:  # every request sent at once, none replaced
-        return one_wave(replica, lengths, concurrency)
-    return closed_loop(replica, lengths, concurrency, load.num_prompts / concurrency)
+    per_slot = None if load.num_prompts is None else load.num_prompts / concurrency
+    return benchmark_run(replica, lengths, concurrency, per_slot)

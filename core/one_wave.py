@@ -19,15 +19,19 @@ reply ends differ only in context, so they are one vectorised call.
 Means over the C requests, as the benchmark reports them: TTFT (the server's per-request path
 added, as in the closed loop), TPOT = (last token - first token) / (M - 1), e2e; throughput by
 Little's law, X = C / e2e. Example: tests/core/test_one_wave.py works one by hand.
+`benchmark_run` is where a benchmark's number of requests picks this or `closed_loop`, for
+`serve --num-prompts` and the serving files alike.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-from core.closed_loop import ClosedLoop
+from core.arraymath import Quantity
+from core.closed_loop import ClosedLoop, closed_loop
 from core.iteration import iteration
 from core.lengths import RequestLengths
 from core.replica import Replica
@@ -65,6 +69,24 @@ def one_wave(replica: Replica, lengths: RequestLengths, concurrency: int) -> Clo
         output_tokens_per_s_per_gpu=rate * lengths.mean_output_tokens / gpus,
         total_tokens_per_s_per_gpu=rate * (lengths.mean_prompt_tokens + lengths.mean_output_tokens) / gpus,
     )
+
+
+def benchmark_run(
+    replica: Replica, lengths: RequestLengths, concurrency: Quantity, requests_per_slot: float | None
+) -> ClosedLoop:
+    """A closed-loop benchmark as it ran: n × C requests, the first C at once (`requests_per_slot` n).
+
+    n = 1 sent no more than the cap: one wave (simulated here, per concurrency); any other n is
+    `closed_loop`'s steady state with the benchmark's start; None, the steady state alone.
+    """
+    if requests_per_slot != 1:
+        return closed_loop(replica, lengths, concurrency, requests_per_slot)
+    if np.ndim(concurrency) == 0:
+        return one_wave(replica, lengths, int(concurrency))
+    waves = [one_wave(replica, lengths, int(c)) for c in np.asarray(concurrency)]
+    values: dict[str, Any] = {name: np.array([getattr(w, name) for w in waves]) for name in ClosedLoop.__slots__}
+    values["max_concurrency_that_fits"] = waves[0].max_concurrency_that_fits
+    return ClosedLoop(**values)
 
 
 class _Wave:

@@ -24,10 +24,9 @@ from statistics import median
 
 import numpy as np
 
-from core.closed_loop import closed_loop
 from core.engine import ENGINES, EngineProfile
 from core.grid_fit import NEUTRAL_COSTS, best_on_grid
-from core.one_wave import one_wave
+from core.one_wave import benchmark_run
 from core.open_loop import open_loop
 from core.serving_data import ServingMeasurement, replica_for
 from core.slices import slice_groups
@@ -199,8 +198,9 @@ def predict(
 
     A closed-loop row (at most C in flight) is the closed loop as the benchmark ran it, its
     means: n × C requests, the first C at once (n = 10 unless the row gives `num_prompts`), or
-    one wave (`core.one_wave`) when the benchmark sent only C; an open-loop row (Poisson arrivals at its request rate) the open loop, its TTFT at
-    p50 where the row's statistic is the median (else the mean) and its mean TPOT. Past the
+    one wave (`core.one_wave`) when the benchmark sent only C; an open-loop row (Poisson
+    arrivals at its request rate) the open loop, its TTFT at p50 where the row's statistic is
+    the median (else the mean) and its mean TPOT. Past the
     open loop's capacity the latencies are infinite, as a queue that grows without bound is.
     """
     by_setup: dict[tuple, list[ServingMeasurement]] = defaultdict(list)
@@ -212,14 +212,9 @@ def predict(
         replica = replica_for(setup, profiles, model_id)
         ttfts: np.ndarray
         tpots: np.ndarray
-        if closed and per_slot == 1:  # as many prompts as the cap: one wave, none replaced
-            waves = [one_wave(replica, lengths, m.concurrency or 1) for m in rows]
-            ttfts = np.array([w.ttft_s for w in waves], dtype=float)
-            tpots = np.array([w.tpot_s for w in waves], dtype=float)
-            fits = waves[0].max_concurrency_that_fits
-        elif closed:
+        if closed:
             c = np.array([m.concurrency for m in rows], dtype=float)
-            result = closed_loop(replica, lengths, c, per_slot)
+            result = benchmark_run(replica, lengths, c, per_slot)
             ttfts, tpots = np.asarray(result.ttft_s), np.asarray(result.tpot_s)
             fits = result.max_concurrency_that_fits
         else:
