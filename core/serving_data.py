@@ -35,6 +35,7 @@ from typing import Any
 from core import presets
 from core.engine import ENGINES, EngineProfile
 from core.lengths import RequestLengths
+from core.load import Load
 from core.replica import Replica
 from core.specs import Precision
 from core.user_files import read_text
@@ -207,8 +208,8 @@ def _harness(row: dict[str, str], concurrency: int | None) -> tuple[int | None, 
     """How the benchmark ran, where the file says: requests sent (closed loop) and the lengths' spread."""
     prompts_text, fraction_text = (row.get("num_prompts") or "").strip(), (row.get("length_low_fraction") or "").strip()
     num_prompts = int(prompts_text) if prompts_text else None
-    if num_prompts is not None and concurrency is not None and num_prompts < concurrency:
-        raise ValueError(f"num_prompts must be at least the concurrency ({concurrency}), got {num_prompts}")
+    if concurrency is not None:  # the rule `serve --num-prompts` follows, in one place
+        Load(concurrency=concurrency, num_prompts=num_prompts)
     low_fraction = float(fraction_text) if fraction_text else LOW_FRACTION
     if not 0.01 <= low_fraction <= 1:
         raise ValueError(
