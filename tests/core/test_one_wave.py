@@ -15,8 +15,9 @@ from core.lengths import RequestLengths
 from core.one_wave import one_wave
 from core.replica import Replica
 from core.serving_calibration import predict
-from core.serving_data import read_serving_file, replica_for
+from core.serving_data import replica_for
 from tests.core.test_serving import FP16, IDEAL_ENGINE, TOY_WITH_KV
+from tests.core.test_serving_calibration import _read
 
 TOY = Replica(TOY_WITH_KV, FP16, presets.gpu("toy-gpu"), 1, IDEAL_ENGINE)
 
@@ -84,18 +85,11 @@ HEADER = "model,model_id,weights,gpu,tp,engine,isl,osl,concurrency,request_rate,
 
 
 def test_a_row_with_as_many_prompts_as_its_cap_is_one_wave(tmp_path):
-    path = tmp_path / "wave.csv"
-    path.write_text(
-        "\n".join(
-            [
-                HEADER,
-                "Qwen3-32B,qwen3-32b,bf16,h100-sxm,8,vllm,4096,128,100,,2480,27.7,100,1",
-                "Qwen3-32B,qwen3-32b,bf16,h100-sxm,8,vllm,4096,128,100,,2480,27.7,,",  # InferenceX's way
-            ]
-        ),
-        encoding="utf-8",
-    )
-    (wave_row, default_row), skipped = read_serving_file(path)
+    rows = [
+        "Qwen3-32B,qwen3-32b,bf16,h100-sxm,8,vllm,4096,128,100,,2480,27.7,100,1",
+        "Qwen3-32B,qwen3-32b,bf16,h100-sxm,8,vllm,4096,128,100,,2480,27.7,,",  # InferenceX's way
+    ]
+    (wave_row, default_row), skipped = _read(tmp_path, HEADER, rows)
     assert not skipped
     assert (wave_row.requests_per_slot, wave_row.lengths.low_fraction) == (1, 1)
     assert (default_row.requests_per_slot, default_row.lengths.low_fraction) == (10, 0.8)
@@ -116,7 +110,5 @@ def test_a_row_with_as_many_prompts_as_its_cap_is_one_wave(tmp_path):
     ],
 )
 def test_bad_harness_columns_name_the_line(tmp_path, cells, message):
-    path = tmp_path / "bad.csv"
-    path.write_text(f"{HEADER}\nQwen3-32B,qwen3-32b,bf16,h100-sxm,8,vllm,4096,128,{cells}", encoding="utf-8")
     with pytest.raises(ValueError, match=message):
-        read_serving_file(path)
+        _read(tmp_path, HEADER, [f"Qwen3-32B,qwen3-32b,bf16,h100-sxm,8,vllm,4096,128,{cells}"])
