@@ -26,7 +26,9 @@ class Efficiency:
     scheduling, streaming the first token back), added once to the TTFT; stream_overhead_s:
     what that path adds per request already in flight, under load (the load model only);
     expert_overhead_s: a mixture of experts' fixed cost per expert GEMM (each expert a
-    layer runs per pass);
+    layer runs per pass); expert_padding_tokens: the tokens of maths each expert's prompt
+    matmul pays beyond the tokens routed to it, per pass (kernels whose tiles run part-empty
+    when each expert gets a few dozen tokens);
     dequant_bandwidth and dequant_compute: the share of MBU and MFU that kernels reach
     when they dequantise weights stored narrower than the maths (`Precision.dequantises`).
     Ideal is MBU = MFU = 1 with nothing added and nothing lost: the lesson's physics.
@@ -77,6 +79,13 @@ class Efficiency:
         help="Mixture of experts: a fixed cost for each expert a layer runs per pass (MoE layers × the distinct "
         "experts the tokens touch), µs.",
     )  # fmt: skip
+    expert_padding_tokens: float = described(
+        0.0, key="expertpad", kind=float, label="Expert matmul padding (tokens)", unit="tokens", low=0,
+        high=100_000, step=10, flag="--expert-padding-tokens",
+        help="Mixture of experts: the tokens of maths each expert's prompt matmul pays for beyond the tokens "
+        "routed to it, per pass (its kernel's tiles run part-empty when each expert gets a few dozen tokens). "
+        "Prefill only; 0: none.",
+    )  # fmt: skip
     dequant_bandwidth: float = described(
         1.0, key="dqbw", kind=float, label="Dequantising bandwidth share", low=0.01, high=1, step=0.01,
         flag="--dequant-bandwidth",
@@ -108,6 +117,7 @@ class Efficiency:
             self.request_overhead_s,
             self.stream_overhead_s,
             self.expert_overhead_s,
+            self.expert_padding_tokens,
         )
         shares = (self.mbu, self.mfu, self.dequant_bandwidth, self.dequant_compute)
         return all(cost == 0 for cost in costs) and shares == (1, 1, 1, 1)

@@ -26,8 +26,10 @@ __all__ = [
     "ALIASES",
     "ENGINES",
     "EXPERT_OVERHEAD_S",
+    "EXPERT_PADDING_TOKENS",
     "HF_TRANSFORMERS",
     "LLAMA_CPP",
+    "LLAMA_CPP_METAL",
     "MLX",
     "MOE_LAYER_OVERHEAD_S",
     "SGLANG",
@@ -151,14 +153,21 @@ SGLANG = replace(
 )
 
 # llama.cpp (llama-server, and Ollama on top of it): prompts in logical batches of 2,048
-# tokens (n_batch), a few parallel slots (-np; 4 here), and a KV cache allocated for the
-# whole context up front, so a sequence holds its full length from the start. MBU, MFU, the
-# per-layer launch cost and its dequantising kernels fitted on its 7 fit sources (CUDA,
-# Metal, ROCm; mostly GGUF); the rest is the typical engine's.
+# tokens (n_batch) run on the GPU in micro-batches of 512 (n_ubatch), a few parallel slots
+# (-np; 4 here), and a KV cache allocated for the whole context up front, so a sequence
+# holds its full length from the start. MBU, MFU, the per-layer launch cost and its
+# dequantising kernels fitted on its 7 fit sources (CUDA, Metal, ROCm; mostly GGUF); the
+# rest is the typical engine's. Its CUDA, ROCm and Vulkan backends run a mixture of
+# experts' prompt through matmuls tiled per expert, which pay for part-empty tiles when a
+# micro-batch gives each expert a few dozen tokens: EXPERT_PADDING_TOKENS, fitted on the
+# MoE prefill rows of 13 sources of the later sets (fresh4-fresh12; the fit set has none),
+# `tools/fit_expert_padding.py`. Metal's kernels do not pay it (its MoE prefill rows match
+# the dense costs), so Apple silicon is its own profile with everything else shared.
+EXPERT_PADDING_TOKENS = 160.0
 LLAMA_CPP = replace(
     TYPICAL,
     id="llama.cpp",
-    name="llama.cpp",
+    name="llama.cpp (CUDA, ROCm, Vulkan)",
     mbu=0.95,
     mfu=0.64,
     launch_overhead_per_layer_s=92e-6,
@@ -171,6 +180,11 @@ LLAMA_CPP = replace(
     reserved_bytes_per_gpu=1 * _GIB,
     reserves_full_sequence=True,
     dequant_bandwidth=0.91,
+    expert_padding_tokens=EXPERT_PADDING_TOKENS,
+    prefill_micro_batch_tokens=512,
+)
+LLAMA_CPP_METAL = replace(
+    LLAMA_CPP, id="llama.cpp-metal", name="llama.cpp (Metal, Apple silicon)", expert_padding_tokens=0.0
 )
 
 # MLX (mlx-lm on Apple silicon): prompts in steps of 2,048 tokens (prefill_step_size), one
@@ -211,7 +225,9 @@ HF_TRANSFORMERS = replace(
     reserves_full_sequence=True,
 )
 
-ENGINES = {profile.id: profile for profile in (TYPICAL, VLLM, TRTLLM, SGLANG, LLAMA_CPP, MLX, HF_TRANSFORMERS)}
+ENGINES = {
+    profile.id: profile for profile in (TYPICAL, VLLM, TRTLLM, SGLANG, LLAMA_CPP, LLAMA_CPP_METAL, MLX, HF_TRANSFORMERS)
+}
 ALIASES = {"calibrated": "typical"}  # the typical engine's name before engines were an input
 
 

@@ -13,6 +13,7 @@ kernels, MoE) are fitted here. `python -m core calibrate --fit` runs it.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -59,6 +60,10 @@ FITTED: dict[str, tuple[str, ...]] = {
 }
 
 
+# Profiles that share a family's fitted costs and differ only in a cost fitted elsewhere:
+# llama.cpp on Apple's Metal is llama.cpp without the expert padding of its other backends.
+SHARES_COSTS_OF = {"llama.cpp-metal": "llama.cpp"}
+FITTED["llama.cpp-metal"] = FITTED["llama.cpp"]
 LOAD_FITTED = ("vllm", "trtllm")  # their core costs come from `core.serving_calibration`
 SHARED = ("moe_layer_overhead_s", "expert_overhead_s")  # one value for every engine, on all MoE rows
 SWEEPS = 2
@@ -151,21 +156,23 @@ def fit_profiles(
 ) -> dict[str, EngineProfile]:
     """Every family's costs on its own fit rows, then the shared MoE cost on every MoE row.
 
-    `typical` is fitted first; the families without load measurements start from its costs;
+    `typical` is fitted first; the families without load measurements start from its costs
+    (a profile in `SHARES_COSTS_OF` is fitted with its family, on both's rows, to one value);
     then the per-expert cost (`SHARED`), one value for every engine, on all MoE rows with
     each row's own engine; then each family once more with it in place.
     """
     profiles = dict(start or start_profiles())
     by_family: dict[str, list[Measurement]] = defaultdict(list)
     for m in measurements:
-        by_family[m.profile].append(m)
+        by_family[SHARES_COSTS_OF.get(m.profile, m.profile)].append(m)
     moe = [m for m in measurements if m.is_moe]
     for _ in range(2):
         profiles = _descend(by_family["typical"], profiles, ("typical",), FITTED["typical"])
         profiles = _inherit_typical(profiles)
         for family, rows in by_family.items():
             if family != "typical":
-                profiles = _descend(rows, profiles, (family,), FITTED[family])
+                members = (family, *(p for p, f in SHARES_COSTS_OF.items() if f == family and p in profiles))
+                profiles = _descend(rows, profiles, members, FITTED[family])
         profiles = _descend(moe, profiles, tuple(profiles), SHARED)
     return profiles
 
@@ -179,3 +186,33 @@ def _inherit_typical(profiles: dict[str, EngineProfile]) -> dict[str, EngineProf
         else replace(profile, **{k: getattr(typical, k) for k in FITTED["typical"] if k not in FITTED[family]})
         for family, profile in profiles.items()
     }
+
+
+# The expert padding of llama.cpp's CUDA, ROCm and Vulkan backends (`core.engine`): no fit-set
+# row measures it, so it is fitted on its own rows of the later sets, robustly (a median of the
+# sources' medians: one source's broken ROCm build, 25-50× off, must not move it).
+PADDING_GRID = [10.0 * x for x in range(0, 101)]  # 0-1,000 tokens
+
+
+def padding_rows(measurements: Iterable[Measurement]) -> list[Measurement]:
+    """The rows that see the padding: a mixture of experts' prefill (TTFT) on llama.cpp off Apple."""
+    return [m for m in measurements if m.profile == "llama.cpp" and m.is_moe and m.metric == "ttft_ms"]
+
+
+def own_padding_tokens(measurement: Measurement) -> float:
+    """The grid's padding at which the row's estimate comes closest to what it measured."""
+    profile = ENGINES[measurement.profile]
+
+    def log_error(padding: float) -> float:
+        scenario = scenario_on(measurement, replace(profile, expert_padding_tokens=padding))
+        return abs(math.log(predicted(estimate(scenario), measurement.metric) / measurement.value))
+
+    return min(PADDING_GRID, key=log_error)
+
+
+def fit_expert_padding(measurements: Iterable[Measurement]) -> float:
+    """The median over sources of each source's median own padding (`own_padding_tokens`), on the grid."""
+    by_source: dict[str, list[float]] = defaultdict(list)
+    for m in padding_rows(measurements):
+        by_source[m.source_id].append(own_padding_tokens(m))
+    return statistics.median_low([statistics.median_low(values) for values in by_source.values()])

@@ -6,7 +6,9 @@ Its **costs**: kernels reach a share of the datasheet bandwidth and maths (MBU, 
 dequantising kernels (weights stored narrower than the maths: int4 AWQ/GPTQ, GGUF) a
 share of those; every iteration pays a launch cost per layer (the kernels, or CUDA-graph
 nodes, it launches scale with the layers), a mixture of experts more per MoE layer
-(router, top-k, sorting tokens by expert) and a little per expert GEMM it runs; under
+(router, top-k, sorting tokens by expert) and a little per expert GEMM it runs, and
+kernels that tile each expert's tokens pay for part-empty tiles in a prompt's expert
+matmuls (padding tokens per expert per micro-batch); under
 tensor parallelism it pays an all-reduce latency twice per layer; every running sequence
 costs a little per iteration (sampling, detokenising, block-table bookkeeping); and every
 request pays once for the way in and out of the server (HTTP, tokenising the prompt,
@@ -58,6 +60,10 @@ class EngineProfile:
     # (gate, top-k, sorting tokens by expert) and the grouped expert GEMMs' fixed cost.
     moe_layer_overhead_s: float = 0.0
     expert_overhead_s: float = 0.0  # per expert GEMM per pass: MoE layers × distinct experts touched
+    # Per pass, the tokens of maths each touched expert's prompt matmul pays beyond its own
+    # (tiled kernels running part-empty), and the prompt tokens one pass carries on the GPU.
+    expert_padding_tokens: float = 0.0
+    prefill_micro_batch_tokens: int = 0  # llama.cpp's n_ubatch; 0: the whole chunk in one pass
     dequant_bandwidth: float = 1.0  # share of MBU its dequantising kernels reach (weight-only int4, GGUF)
     dequant_compute: float = 1.0  # share of MFU its dequantising matmuls reach
     # Under load, per request already in flight, added to a new request's TTFT: its first token goes
@@ -79,6 +85,7 @@ class EngineProfile:
         check_number("reserved_bytes_per_gpu", self.reserved_bytes_per_gpu, 0, 1e12)
         check_int("prefill_batch_wait_iterations", self.prefill_batch_wait_iterations, 0, 10_000)
         check_number("moe_layer_overhead_s", self.moe_layer_overhead_s, 0, 0.01)
+        check_int("prefill_micro_batch_tokens", self.prefill_micro_batch_tokens, 0, self.max_batched_tokens)
 
     def step_overhead_s(self, model: Model | None = None) -> float:
         """Fixed cost of one iteration: scheduler + per-layer launches × layers (+ routing × MoE layers).
@@ -111,6 +118,7 @@ class EngineProfile:
             request_overhead_s=self.request_overhead_s,
             stream_overhead_s=self.stream_overhead_s,
             expert_overhead_s=self.expert_overhead_s,
+            expert_padding_tokens=self.expert_padding_tokens,
             dequant_bandwidth=self.dequant_bandwidth,
             dequant_compute=self.dequant_compute,
         )

@@ -29,7 +29,7 @@ from core.arraymath import Quantity, maximum
 from core.attention import attention_flops_per_token
 from core.memory import kv_cache_bytes, weight_bytes_read
 from core.replica import Replica
-from core.step_time import compute_time_s, fixed_time_s, memory_time_s
+from core.step_time import compute_time_s, expert_padding_flops, fixed_time_s, memory_time_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +84,7 @@ def iteration(
         flops=weight_flops + attention_flops,
         bytes_moved=weights + kv,
         memory_time_s=memory_time_s(machine, weights, kv),
-        compute_time_s=compute_time_s(machine, weight_flops, attention_flops),
+        compute_time_s=compute_time_s(machine, weight_flops + expert_padding_flops(model, machine, p), attention_flops),
         fixed_time_s=fixed_time_s(model, machine, b + p, b + prefill_sequences),
     )
 

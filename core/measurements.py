@@ -76,6 +76,13 @@ PROFILE_OF = {
     "hf-transformers": "hf-transformers",
 }
 VENDORS = (("MI", "AMD"), ("RX", "AMD"), ("Radeon", "AMD"), ("M", "Apple"))  # GPU-name prefixes; else NVIDIA
+# llama.cpp on Apple silicon runs its Metal backend, which is its own profile (`core.engine`).
+ON_APPLE = {"llama.cpp": "llama.cpp-metal"}
+
+
+def vendor_of(gpu_name: str) -> str:
+    """The GPU's vendor from its name in the files (AMD's MI/RX/Radeon, Apple's M-series, else NVIDIA)."""
+    return next((vendor for prefix, vendor in VENDORS if gpu_name.startswith(prefix)), "NVIDIA")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +111,7 @@ class Measurement:
 
     @property
     def vendor(self) -> str:
-        name = self.scenario.gpu.name
-        return next((vendor for prefix, vendor in VENDORS if name.startswith(prefix)), "NVIDIA")
+        return vendor_of(self.scenario.gpu.name)
 
     @property
     def quantised_below_8_bits(self) -> bool:
@@ -169,6 +175,8 @@ def measurement(row: dict[str, str]) -> Measurement:
         raise ValueError(f"harness must be server or offline, got {row['harness']!r}")
     model = replace(_model(row), name=row["model"][:60])
     profile = PROFILE_OF.get(row["engine"], "typical")
+    if vendor_of(row["gpu"]) == "Apple":
+        profile = ON_APPLE.get(profile, profile)
     server = row["harness"] == "server"
     efficiency = efficiency_base(profile, model)
     if not server:  # run in-process: no request path in front of the engine

@@ -43,6 +43,8 @@ class Machine:
     request_overhead_s: float  # once per request, added to its TTFT
     stream_overhead_s: float  # under load, per request already in flight, added to a new one's TTFT
     expert_overhead_s: float  # per expert GEMM a step runs (MoE layers × distinct experts touched)
+    expert_padding_tokens: float  # tokens of maths each expert's prompt matmul pays beyond its own, per pass
+    prefill_micro_batch_tokens: int  # prompt tokens one pass carries on the GPU at most (0: the whole chunk)
     balance_flop_per_byte: float  # compute ÷ bandwidth of the group
     dequantised: bool  # weights move at their own (dequantising) rates, not the group's
 
@@ -55,7 +57,9 @@ class Machine:
         return not self.dequantised and self.attention_flops_per_s == self.compute_flops_per_s
 
 
-def effective_machine(gpu: GPU, gpu_count: int, efficiency: Efficiency, precision: Precision) -> Machine:
+def effective_machine(
+    gpu: GPU, gpu_count: int, efficiency: Efficiency, precision: Precision, prefill_micro_batch_tokens: int = 0
+) -> Machine:
     """bandwidth = N × peak bandwidth × sustained share × MBU; compute = N × dense peak × sustained share × MFU.
 
     Assumes weights and KV cache split evenly over the N GPUs, so each reads 1/N of the
@@ -68,6 +72,8 @@ def effective_machine(gpu: GPU, gpu_count: int, efficiency: Efficiency, precisio
     shares (`GPU.sustained_bandwidth_share`, `..._compute_share`: 1 but where microbenchmarks
     measure it clearly below the reference H100) derate every engine, never the ideal machine:
     an MI300X on vLLM's MFU 0.50 → 1,307 × 0.64 × 0.50 = 418 TFLOP/s of 16-bit maths.
+    `prefill_micro_batch_tokens` is the engine's (its scheduling, not a cost): how many prompt
+    tokens one pass carries on the GPU (llama.cpp's n_ubatch), which the expert padding counts.
     """
     # Real software runs at what the GPU sustains (its kernels measured against the reference
     # GPU the engines' costs are calibrated on); the ideal machine at the datasheet itself.
@@ -92,6 +98,8 @@ def effective_machine(gpu: GPU, gpu_count: int, efficiency: Efficiency, precisio
         request_overhead_s=efficiency.request_overhead_s,
         stream_overhead_s=efficiency.stream_overhead_s,
         expert_overhead_s=efficiency.expert_overhead_s,
+        expert_padding_tokens=efficiency.expert_padding_tokens,
+        prefill_micro_batch_tokens=prefill_micro_batch_tokens,
         balance_flop_per_byte=machine_balance_flop_per_byte(compute, bandwidth),
         dequantised=dequantised,
     )

@@ -27,7 +27,14 @@ from core.memory import (
 from core.parallel import Machine
 from core.roofline import RooflinePoint
 from core.specs import Model, Precision
-from core.step_time import compute_time_s, decode_fixed_time_s, fixed_time_s, memory_time_s, step_balance
+from core.step_time import (
+    compute_time_s,
+    decode_fixed_time_s,
+    expert_padding_flops,
+    fixed_time_s,
+    memory_time_s,
+    step_balance,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +81,8 @@ def prefill(
     # Cached prefix read + new tokens written = the prompt's whole cache, once.
     weights = float(weight_bytes_read(model, precision, tokens))
     kv = batch_size * float(kv_cache_bytes(model, precision, prompt_tokens, 1, machine.gpu_count))
-    return _step(model, machine, weight_flops, attention_flops, weights, kv, tokens, batch_size)
+    padding = float(expert_padding_flops(model, machine, tokens))
+    return _step(model, machine, weight_flops, attention_flops, weights, kv, tokens, batch_size, padding)
 
 
 def _step(
@@ -86,18 +94,23 @@ def _step(
     kv: float,
     tokens: float,
     sequences: float,
+    padding_flops: float = 0.0,
 ) -> Step:
-    """A forward pass from its weight and attention FLOPs and its weight and KV bytes."""
+    """A forward pass from its weight and attention FLOPs and its weight and KV bytes.
+
+    `padding_flops` (`expert_padding_flops`) take time at the weights' rate but are not the
+    model's FLOPs: the intensity counts the model's maths only.
+    """
     flops, bytes_moved = weight_flops + attention_flops, weights + kv
     memory_s = float(memory_time_s(machine, weights, kv))  # each splits the weights' share only when dequantised
-    compute_s = float(compute_time_s(machine, weight_flops, attention_flops))
+    compute_s = float(compute_time_s(machine, weight_flops + padding_flops, attention_flops))
     return Step(
         flops=flops,
         bytes_moved=bytes_moved,
         memory_time_s=memory_s,
         compute_time_s=compute_s,
         fixed_time_s=float(fixed_time_s(model, machine, tokens, sequences)),
-        balance_flop_per_byte=step_balance(machine, flops, bytes_moved, compute_s, memory_s),
+        balance_flop_per_byte=step_balance(machine, flops, bytes_moved, compute_s, memory_s, padding_flops > 0),
     )
 
 

@@ -35,7 +35,8 @@ class Replica:
     def __post_init__(self) -> None:
         check_int("gpu_count", self.gpu_count, 1, 1024)
         costs = self.engine.efficiency(self.model) if self.efficiency is None else self.efficiency
-        machine = effective_machine(self.gpu, self.gpu_count, costs, self.precision)
+        micro = self.engine.prefill_micro_batch_tokens
+        machine = effective_machine(self.gpu, self.gpu_count, costs, self.precision, micro)
         object.__setattr__(self, "machine", machine)
 
     @property

@@ -50,7 +50,8 @@ class Scenario:
     @property
     def machine(self) -> Machine:
         """The tensor-parallel group this scenario runs on, derated by its efficiency."""
-        return effective_machine(self.gpu, self.workload.gpu_count, self.efficiency, self.precision)
+        micro = self.engine.prefill_micro_batch_tokens
+        return effective_machine(self.gpu, self.workload.gpu_count, self.efficiency, self.precision, micro)
 
     @property
     def engine(self) -> EngineProfile:

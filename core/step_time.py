@@ -8,7 +8,9 @@ all-reduces (Megatron-LM's two per layer, `core.parallel`).
 
 from __future__ import annotations
 
-from core.arraymath import Quantity
+import numpy as np
+
+from core.arraymath import Quantity, minimum
 from core.memory import expected_distinct_experts
 from core.parallel import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Machine, allreduce_time_s
 from core.specs import Model
@@ -36,15 +38,18 @@ def compute_time_s(machine: Machine, weight_flops: Quantity, attention_flops: Qu
     return weight_flops / machine.weight_compute_flops_per_s + attention_flops / machine.attention_flops_per_s
 
 
-def step_balance(machine: Machine, flops: float, bytes_moved: float, compute_s: float, memory_s: float) -> float:
+def step_balance(
+    machine: Machine, flops: float, bytes_moved: float, compute_s: float, memory_s: float, padded: bool = False
+) -> float:
     """The balance a step is judged against: the group's compute ÷ bandwidth.
 
     With dequantised weights, or attention at another precision than the weights' maths, the
     step's parts move at their own rates, so the step's ridge is its own: (FLOPs ÷ compute
     time) ÷ (bytes ÷ memory time), and intensity > balance exactly when its maths outlasts
-    its reading.
+    its reading. So does a step whose expert matmuls pay padding (`expert_padding_flops`,
+    `padded`): its maths takes longer than its FLOPs at the group's compute.
     """
-    if machine.uniform:
+    if machine.uniform and not padded:
         return machine.balance_flop_per_byte
     return (flops / compute_s) / (bytes_moved / memory_s)
 
@@ -59,6 +64,27 @@ def expert_visits(model: Model, tokens: Quantity) -> Quantity:
     if not model.is_moe:
         return tokens * 0.0
     return (model.layers or 0) * expected_distinct_experts(model, tokens)
+
+
+def expert_padding_flops(model: Model, machine: Machine, prompt_tokens: Quantity) -> Quantity:
+    """Maths a pass's prompt tokens waste in their expert matmuls: each touched expert pays for padding tokens.
+
+    2 × params per expert (all layers) × padding tokens × the experts a micro-batch touches ×
+    micro-batches. Kernels that tile each expert's tokens (llama.cpp's off Apple) run their
+    tiles part-empty when a few dozen tokens reach each expert, so every expert a micro-batch
+    touches costs as if it carried `expert_padding_tokens` more. Decode tokens are not
+    charged: one token per sequence runs on vector kernels without tiles. Example: Qwen3-30B-A3B
+    (128 experts, 0.227 B params each over its 48 layers) with 160 padding tokens, a 2,048-token
+    prompt in micro-batches of 512 → 2 × 0.227e9 × 160 × 128 × 4 = 37 TFLOP, about 4× the
+    prompt's own 2 × 3.3e9 × 2,048 = 13.5 TFLOP. Dense models, or no padding: 0.
+    """
+    if not (model.is_moe and machine.expert_padding_tokens):
+        return prompt_tokens * 0.0
+    micro = machine.prefill_micro_batch_tokens
+    passes = np.ceil(prompt_tokens / micro) if micro else 1.0
+    per_pass = minimum(prompt_tokens, micro) if micro else prompt_tokens
+    touched = expected_distinct_experts(model, per_pass)  # 0 for no prompt tokens
+    return 2.0 * model.params_per_expert * machine.expert_padding_tokens * passes * touched
 
 
 def fixed_time_s(model: Model, machine: Machine, tokens: Quantity, sequences: Quantity) -> Quantity:

@@ -35,7 +35,9 @@ def test_bad_profiles_name_the_field():
         replace(VLLM, mbu=1.5)
     with pytest.raises(ValueError, match="max_sequences"):
         replace(VLLM, max_sequences=10_000)  # more sequences than the token budget can decode
-    with pytest.raises(ValueError, match="engine must be one of typical, vllm, trtllm, sglang, llama.cpp, mlx"):
+    with pytest.raises(
+        ValueError, match="engine must be one of typical, vllm, trtllm, sglang, llama.cpp, llama.cpp-metal, mlx"
+    ):
         engine("deepspeed")
     assert engine("trtllm") is TRTLLM
 
@@ -56,7 +58,16 @@ def test_bad_profiles_name_the_field():
 def test_a_profiles_costs_are_bounded_as_the_efficiency_they_become(name, too_high, allowed):
     with pytest.raises(ValueError, match=f"^{name} must be {allowed}, got {too_high}$"):
         replace(VLLM, **{name: too_high})
-    assert set(ENGINES) == {"typical", "vllm", "trtllm", "sglang", "llama.cpp", "mlx", "hf-transformers"}
+    assert set(ENGINES) == {
+        "typical",
+        "vllm",
+        "trtllm",
+        "sglang",
+        "llama.cpp",
+        "llama.cpp-metal",
+        "mlx",
+        "hf-transformers",
+    }
 
 
 def test_kv_budget_by_hand():

@@ -9,11 +9,14 @@ import pytest
 
 from core import Scenario, estimate, presets
 from core.efficiency import IDEAL, efficiency_base
-from core.engine import ENGINES, LLAMA_CPP, TYPICAL, VLLM
+from core.engine import ENGINES, EXPERT_PADDING_TOKENS, LLAMA_CPP, TYPICAL, VLLM
+from core.engine_fit import fit_expert_padding, padding_rows
+from core.iteration import iteration
+from core.measurements import SETS, load
 from core.memory import expected_distinct_experts
 from core.phases import prefill
 from core.specs import Efficiency, Precision, Workload
-from core.step_time import expert_visits
+from core.step_time import expert_padding_flops, expert_visits
 
 FP16 = Precision()
 INT4 = Precision(weight_bits=4.5, kv_bits=16)  # int4 with group scales, multiplied in 16-bit
@@ -165,3 +168,85 @@ def test_a_published_row_takes_the_shares_of_the_gpu_it_names():
     assert mi300x.scenario.gpu.memory_bandwidth_bytes_per_s == 5300e9
     unknown = next(m for m in load("validation") if m.scenario.gpu.name.startswith("RTX-3090"))
     assert (unknown.scenario.gpu.sustained_bandwidth_share, unknown.scenario.gpu.sustained_compute_share) == (1, 1)
+
+
+# llama.cpp's expert padding off Apple (160 tokens per touched expert per micro-batch of 512).
+# Qwen3-30B-A3B: (30.53 - 3.35) B / (128 - 8) experts = 0.2265 B params per expert over its 48
+# layers, so one padded expert costs 2 × 0.2265e9 × 160 = 72.48 GFLOP.
+PER_PADDED_EXPERT_FLOPS = 2 * (30.53e9 - 3.35e9) / 120 * 160
+
+
+@pytest.mark.parametrize(
+    ("prompt_tokens", "padding_flops"),
+    [
+        # 2,048 tokens → 4 micro-batches of 512, each touching all 128 experts
+        # (128 × (1 - (120/128)^512) = 128 - 6e-13): 72.48e9 × 128 × 4 = 37.11 TFLOP.
+        (2048, PER_PADDED_EXPERT_FLOPS * 128 * 4),
+        # 600 tokens → 2 micro-batches (512 + 88), each counted as a full one touches (all 128; 88
+        # tokens alone would touch 127.6): 18.56 TFLOP.
+        (600, PER_PADDED_EXPERT_FLOPS * 128 * 2),
+        # 4 tokens touch 128 × (1 - 0.9375^4) = 29.12 experts: 72.48e9 × 29.12 = 2.111 TFLOP.
+        (4, PER_PADDED_EXPERT_FLOPS * 128 * (1 - 0.9375**4)),
+    ],
+)
+def test_expert_padding_counts_every_touched_expert_in_every_micro_batch(prompt_tokens, padding_flops):
+    model = presets.model("qwen3-30b-a3b")
+    scenario = Scenario(model, presets.gpu("h100-sxm"), FP16, efficiency_base("llama.cpp", model), Workload())
+    assert float(expert_padding_flops(model, scenario.machine, prompt_tokens)) == pytest.approx(padding_flops, rel=1e-9)
+    assert padding_flops == pytest.approx({2048: 37.11e12, 600: 18.56e12, 4: 2.111e12}[prompt_tokens], rel=1e-3)
+
+
+def test_llama_cpp_off_apple_prefills_a_mixture_of_experts_slower_by_its_padding_alone():
+    # Qwen3-30B-A3B in 16-bit on one H100, a 2,048-token prompt: compute-bound on both backends
+    # (13.7 TFLOP of weights against 61 GB read), so the CUDA backend's TTFT is Metal's plus the
+    # padding at the weights' rate: 37.11e12 / (989.5e12 × 0.64) = 58.6 ms. Decode pays nothing.
+    cuda = estimate_on("qwen3-30b-a3b", "h100-sxm", "llama.cpp", prompt_tokens=2048, output_tokens=64)
+    metal = estimate_on("qwen3-30b-a3b", "h100-sxm", "llama.cpp-metal", prompt_tokens=2048, output_tokens=64)
+    assert cuda.prefill.compute_time_s > cuda.prefill.memory_time_s
+    assert cuda.ttft_s - metal.ttft_s == pytest.approx(PER_PADDED_EXPERT_FLOPS * 512 / (989.5e12 * 0.64), rel=1e-9)
+    assert cuda.ttft_s - metal.ttft_s == pytest.approx(58.6e-3, rel=1e-3)
+    assert cuda.prefill.flops == metal.prefill.flops  # padding is time, not the model's maths
+    assert cuda.tpot_s == metal.tpot_s
+
+
+def test_a_dense_model_pays_no_expert_padding():
+    # Llama 3.1 8B: no experts, so the two llama.cpp backends agree to the bit.
+    cuda = estimate_on("llama-3.1-8b", "h100-sxm", "llama.cpp", prompt_tokens=2048, output_tokens=64)
+    metal = estimate_on("llama-3.1-8b", "h100-sxm", "llama.cpp-metal", prompt_tokens=2048, output_tokens=64)
+    assert (cuda.ttft_s, cuda.tpot_s) == (metal.ttft_s, metal.tpot_s)
+
+
+def test_the_load_model_charges_the_padding_on_prompt_tokens_only():
+    # One iteration of 8 decodes beside a 512-token chunk: the padding of one micro-batch of 512
+    # (72.48e9 × 128 = 9.277 TFLOP) on top of the same iteration on Metal; 8 decodes alone: none.
+    model = presets.model("qwen3-30b-a3b")
+
+    def replica(engine_id):
+        return Scenario(model, presets.gpu("h100-sxm"), FP16, efficiency_base(engine_id, model), Workload()).replica()
+
+    cuda, metal = replica("llama.cpp"), replica("llama.cpp-metal")
+    rate = cuda.machine.weight_compute_flops_per_s
+    with_chunk = iteration(cuda, 8, 1000, 512, 0).compute_time_s - iteration(metal, 8, 1000, 512, 0).compute_time_s
+    assert with_chunk == pytest.approx(PER_PADDED_EXPERT_FLOPS * 128 / rate, rel=1e-9)
+    assert iteration(cuda, 8, 1000).compute_time_s == iteration(metal, 8, 1000).compute_time_s
+
+
+def test_llama_cpp_rows_on_apple_silicon_run_on_the_metal_profile():
+    rows = [m for name in SETS for m in load(name) if m.engine in ("llama.cpp", "ollama")]
+    assert {m.profile for m in rows if m.vendor == "Apple"} == {"llama.cpp-metal"}
+    assert {m.profile for m in rows if m.vendor != "Apple"} == {"llama.cpp"}
+    # Metal shares every fitted cost but the padding.
+    metal = ENGINES["llama.cpp-metal"]
+    assert (
+        replace(metal, id=LLAMA_CPP.id, name=LLAMA_CPP.name, expert_padding_tokens=LLAMA_CPP.expert_padding_tokens)
+        == LLAMA_CPP
+    )
+    assert (LLAMA_CPP.expert_padding_tokens, metal.expert_padding_tokens) == (EXPERT_PADDING_TOKENS, 0.0)
+
+
+def test_the_shipped_padding_is_what_its_fit_gives():
+    # The median over 13 sources of each source's median padding (llama.cpp's MoE prefill off Apple,
+    # fresh4-fresh12): tools/fit_expert_padding.py prints the sources and the left-out errors.
+    rows = [m for name in SETS for m in load(name)]
+    assert len(padding_rows(rows)) == 37
+    assert fit_expert_padding(rows) == EXPERT_PADDING_TOKENS == 160.0

@@ -91,7 +91,16 @@ def test_the_spreads_and_cells_are_what_the_data_give():
 
 def test_moe_is_calibrated_only_where_an_engine_has_moe_rows():
     moe_engines = {engine for engine, cell in CALIBRATED_CELLS if cell == "MoE"}
-    assert moe_engines == {"hf-transformers", "llama.cpp", "mlx", "sglang", "trtllm", "typical", "vllm"}
+    assert moe_engines == {
+        "hf-transformers",
+        "llama.cpp",
+        "llama.cpp-metal",
+        "mlx",
+        "sglang",
+        "trtllm",
+        "typical",
+        "vllm",
+    }
     rows = [m for name in ("fit", *SIZED_ON) for m in load(name) if m.is_moe]
     assert {m.profile for m in rows} == moe_engines
 
@@ -130,9 +139,9 @@ def test_the_lesson_gets_a_range_too():
 
 def test_ranges_sized_without_a_set_hold_about_80_percent_of_it():
     # Each held-out set judged by spreads sized on the others alone: at the 8th-92nd percentiles
-    # 545 of 677 rows (80.5 %) fall inside; at the 10th-90th only 518 (76.5 %), which is why
+    # 542 of 677 rows (80.1 %) fall inside; at the 10th-90th only 515 (76.1 %), which is why
     # SIZING_LEVEL is 0.84 and not COVERAGE itself.
     sets = {name: list(load(name)) for name in SIZED_ON}
     at_level = leave_one_set_out(sets)[0]
-    assert (at_level.group, at_level.rows, at_level.inside) == ("all", 677, 545)
-    assert leave_one_set_out(sets, COVERAGE)[0].inside == 518
+    assert (at_level.group, at_level.rows, at_level.inside) == ("all", 677, 542)
+    assert leave_one_set_out(sets, COVERAGE)[0].inside == 515
