@@ -22,7 +22,7 @@ from core.calibration import predicted, scenario_on
 from core.engine import ENGINES, EngineProfile
 from core.estimate import estimate
 from core.grid_fit import NEUTRAL_COSTS, best_on_grid
-from core.measurements import Measurement
+from core.measurements import SETS, Measurement
 
 # Grids the fit searches, in SI units.
 GRIDS: dict[str, list[float]] = {
@@ -192,6 +192,9 @@ def _inherit_typical(profiles: dict[str, EngineProfile]) -> dict[str, EngineProf
 # row measures it, so it is fitted on its own rows of the later sets, robustly (a median of the
 # sources' medians: one source's broken ROCm build, 25-50× off, must not move it).
 PADDING_GRID = [10.0 * x for x in range(0, 101)]  # 0-1,000 tokens
+# The sets it was fitted on: every set up to fresh12 (its rows are in fresh4-fresh12). fresh13 was
+# gathered after, to judge it.
+PADDING_FITTED_ON = SETS[: SETS.index("fresh12") + 1]
 
 
 def padding_rows(measurements: Iterable[Measurement]) -> list[Measurement]:

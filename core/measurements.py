@@ -22,7 +22,8 @@ a ninth, `measurements_fresh6.csv` (2 sources), the same way, and a tenth, `meas
 (2 sources: static batches on H100/A100, Strix Halo single requests), after that, and a thirteenth,
 `measurements_fresh10.csv` (3 sources, single requests), beside it, and a fourteenth and fifteenth,
 `measurements_fresh11.csv` (4 sources, datacenter GPUs) and `measurements_fresh12.csv` (5 sources:
-consumer GPUs and Apple), after those. A row's engine selects the profile
+consumer GPUs and Apple), after those, and a sixteenth, `measurements_fresh13.csv` (11 sources,
+llama.cpp on NVIDIA, AMD, Intel and Apple GPUs), after llama.cpp's expert padding was fitted. A row's engine selects the profile
 that predicts it (`PROFILE_OF`); engines without a profile of their own run on `typical`.
 """
 
@@ -55,6 +56,7 @@ SETS = (
     "fresh10",
     "fresh11",
     "fresh12",
+    "fresh13",
 )
 COLUMNS = tuple(
     "source_id model model_id params_b active_params_b layers hidden query_heads kv_heads head_dim experts "
@@ -75,7 +77,13 @@ PROFILE_OF = {
     "vllm-mlx": "mlx",  # vLLM's server on MLX's kernels
     "hf-transformers": "hf-transformers",
 }
-VENDORS = (("MI", "AMD"), ("RX", "AMD"), ("Radeon", "AMD"), ("M", "Apple"))  # GPU-name prefixes; else NVIDIA
+VENDORS = (
+    ("MI", "AMD"),
+    ("RX", "AMD"),
+    ("Radeon", "AMD"),
+    ("Arc", "Intel"),
+    ("M", "Apple"),
+)  # name prefixes; else NVIDIA
 # llama.cpp on Apple silicon runs its Metal backend, which is its own profile (`core.engine`).
 ON_APPLE = {"llama.cpp": "llama.cpp-metal"}
 

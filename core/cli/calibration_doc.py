@@ -29,6 +29,7 @@ _SET_NAMES = {
     "fresh10": "**fresh10** (gathered beside fresh9, the model and ranges frozen; judged once; 3 sources)",
     "fresh11": "**fresh11** (datacenter GPUs, gathered after fresh10; judged once)",
     "fresh12": "**fresh12** (consumer GPUs and Apple, gathered after fresh10; judged once)",
+    "fresh13": "**fresh13** (llama.cpp on NVIDIA, AMD, Intel and Apple, gathered after the expert padding; judged once)",
 }
 
 

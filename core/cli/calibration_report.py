@@ -42,6 +42,7 @@ TITLES = {
     "fresh10": "fresh10 set (three new sources of single requests: an RTX 6000 Ada under vLLM and TensorRT-LLM, an RX 7900 XTX under llama.cpp; judged once, model and ranges frozen)",
     "fresh11": "fresh11 set (four new sources on datacenter GPUs: HF transformers' quantized paths, DeepSeek-R1/V3 under SGLang and vLLM, TensorRT-LLM batches; judged once, model and ranges frozen)",
     "fresh12": "fresh12 set (five new sources on consumer GPUs and Apple silicon: llama.cpp, Ollama, vLLM on an RTX 4090; judged once, model and ranges frozen)",
+    "fresh13": "fresh13 set (eleven new sources, llama.cpp on NVIDIA, AMD, Intel and Apple GPUs, mostly MoE; gathered after the expert padding was fitted, judged once, model and ranges frozen)",
 }
 
 

@@ -10,7 +10,7 @@ import pytest
 from core import Scenario, estimate, presets
 from core.efficiency import IDEAL, efficiency_base
 from core.engine import ENGINES, EXPERT_PADDING_TOKENS, LLAMA_CPP, TYPICAL, VLLM
-from core.engine_fit import fit_expert_padding, padding_rows
+from core.engine_fit import PADDING_FITTED_ON, fit_expert_padding, padding_rows
 from core.iteration import iteration
 from core.measurements import SETS, load
 from core.memory import expected_distinct_experts
@@ -247,6 +247,6 @@ def test_llama_cpp_rows_on_apple_silicon_run_on_the_metal_profile():
 def test_the_shipped_padding_is_what_its_fit_gives():
     # The median over 13 sources of each source's median padding (llama.cpp's MoE prefill off Apple,
     # fresh4-fresh12): tools/fit_expert_padding.py prints the sources and the left-out errors.
-    rows = [m for name in SETS for m in load(name)]
+    rows = [m for name in PADDING_FITTED_ON for m in load(name)]
     assert len(padding_rows(rows)) == 37
     assert fit_expert_padding(rows) == EXPERT_PADDING_TOKENS == 160.0
