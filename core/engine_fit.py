@@ -55,6 +55,7 @@ FITTED: dict[str, tuple[str, ...]] = {
     "trtllm": ("dequant_bandwidth", "dequant_compute"),
     "sglang": (),
     "llama.cpp": ("mbu", "mfu", "launch_overhead_per_layer_s", "dequant_bandwidth", "dequant_compute"),
+    "llama.cpp-metal": ("mbu", "mfu", "launch_overhead_per_layer_s", "dequant_bandwidth", "dequant_compute"),
     "mlx": ("launch_overhead_per_layer_s", "request_overhead_s"),
     "hf-transformers": ("launch_overhead_per_layer_s",),
 }
@@ -63,7 +64,6 @@ FITTED: dict[str, tuple[str, ...]] = {
 # Profiles that share a family's fitted costs and differ only in a cost fitted elsewhere:
 # llama.cpp on Apple's Metal is llama.cpp without the expert padding of its other backends.
 SHARES_COSTS_OF = {"llama.cpp-metal": "llama.cpp"}
-FITTED["llama.cpp-metal"] = FITTED["llama.cpp"]
 LOAD_FITTED = ("vllm", "trtllm")  # their core costs come from `core.serving_calibration`
 SHARED = ("moe_layer_overhead_s", "expert_overhead_s")  # one value for every engine, on all MoE rows
 SWEEPS = 2
@@ -202,13 +202,17 @@ def padding_rows(measurements: Iterable[Measurement]) -> list[Measurement]:
     return [m for m in measurements if m.profile == "llama.cpp" and m.is_moe and m.metric == "ttft_ms"]
 
 
+def estimated_with_padding(measurement: Measurement, padding_tokens: float) -> float:
+    """The row's estimate on its shipped profile with the expert padding set to `padding_tokens`."""
+    profile = replace(ENGINES[measurement.profile], expert_padding_tokens=padding_tokens)
+    return predicted(estimate(scenario_on(measurement, profile)), measurement.metric)
+
+
 def own_padding_tokens(measurement: Measurement) -> float:
     """The grid's padding at which the row's estimate comes closest to what it measured."""
-    profile = ENGINES[measurement.profile]
 
     def log_error(padding: float) -> float:
-        scenario = scenario_on(measurement, replace(profile, expert_padding_tokens=padding))
-        return abs(math.log(predicted(estimate(scenario), measurement.metric) / measurement.value))
+        return abs(math.log(estimated_with_padding(measurement, padding) / measurement.value))
 
     return min(PADDING_GRID, key=log_error)
 

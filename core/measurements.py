@@ -6,25 +6,15 @@ bits of weights, KV cache and maths, one GPU's datasheet numbers, the GPU count,
 engine and how it was driven (`harness`: through an API server, or in-process), the
 static batch and lengths, one metric and its value, the publication date and the source.
 
-Four files, split by source (never by row); the first three before any error was computed:
-`measurements_fit.csv` (the engines' costs are fitted on these), `measurements_validation.csv`
-(never fitted; used to choose the model's structure and to size the likely ranges) and
-`measurements_test.csv` (looked at once, at the end). A fourth, `measurements_fresh.csv`, was
-gathered from ten new sources after the test set had been looked at, and judged once with the
-model unchanged (2026-12-01); once seen, it too guided the model. A fifth, `measurements_fresh2.csv`,
-13 more sources, was gathered after that and judged once, after the model was frozen again;
-a sixth, `measurements_fresh3.csv` (10 more sources), was gathered meanwhile and judged once too; a seventh,
-`measurements_fresh4.csv` (8 more sources), after the ranges were re-sized on all of those, judged once;
-an eighth, `measurements_fresh5.csv` (9 more sources), gathered beside it and judged once with nothing changed,
-a ninth, `measurements_fresh6.csv` (2 sources), the same way, and a tenth, `measurements_fresh7.csv`
-(8 sources, mostly MoE), after the ranges had been sized on every other held-out set, and an eleventh,
-`measurements_fresh8.csv` (5 sources, single requests), after that, and a twelfth, `measurements_fresh9.csv`
-(2 sources: static batches on H100/A100, Strix Halo single requests), after that, and a thirteenth,
-`measurements_fresh10.csv` (3 sources, single requests), beside it, and a fourteenth and fifteenth,
-`measurements_fresh11.csv` (4 sources, datacenter GPUs) and `measurements_fresh12.csv` (5 sources:
-consumer GPUs and Apple), after those, and a sixteenth, `measurements_fresh13.csv` (11 sources,
-llama.cpp on NVIDIA, AMD, Intel and Apple GPUs), after llama.cpp's expert padding was fitted. A row's engine selects the profile
-that predicts it (`PROFILE_OF`); engines without a profile of their own run on `typical`.
+Split by source (never by row), each set gathered and judged in turn: `measurements_fit.csv`
+(the engines' costs are fitted on these), `measurements_validation.csv` (never fitted; used to
+choose the model's structure and to size the likely ranges) and `measurements_test.csv` (looked
+at once, at the end), all three before any error was computed; then `measurements_fresh.csv` to
+`measurements_fresh13.csv` (`SETS`, in the order they were gathered), each by a helper that
+never ran the model and each judged once with the model frozen before it was seen. What each
+holds and what it scored as judged: `data/README.md`. A row's engine selects the profile that
+predicts it (`PROFILE_OF`; llama.cpp on Apple silicon, `ON_APPLE`); engines without a profile of
+their own run on `typical`.
 """
 
 from __future__ import annotations
@@ -77,19 +67,14 @@ PROFILE_OF = {
     "vllm-mlx": "mlx",  # vLLM's server on MLX's kernels
     "hf-transformers": "hf-transformers",
 }
-VENDORS = (
-    ("MI", "AMD"),
-    ("RX", "AMD"),
-    ("Radeon", "AMD"),
-    ("Arc", "Intel"),
-    ("M", "Apple"),
-)  # name prefixes; else NVIDIA
+# GPU-name prefixes and their vendor; any other name is NVIDIA's.
+VENDORS = (("MI", "AMD"), ("RX", "AMD"), ("Radeon", "AMD"), ("Arc", "Intel"), ("M", "Apple"))
 # llama.cpp on Apple silicon runs its Metal backend, which is its own profile (`core.engine`).
 ON_APPLE = {"llama.cpp": "llama.cpp-metal"}
 
 
 def vendor_of(gpu_name: str) -> str:
-    """The GPU's vendor from its name in the files (AMD's MI/RX/Radeon, Apple's M-series, else NVIDIA)."""
+    """The GPU's vendor from its name in the files (`VENDORS`: AMD's MI/RX/Radeon, Intel's Arc, Apple's M-series)."""
     return next((vendor for prefix, vendor in VENDORS if gpu_name.startswith(prefix)), "NVIDIA")
 
 

@@ -81,8 +81,10 @@ def expert_padding_flops(model: Model, machine: Machine, prompt_tokens: Quantity
     if not (model.is_moe and machine.expert_padding_tokens):
         return prompt_tokens * 0.0
     micro = machine.prefill_micro_batch_tokens
-    passes = np.ceil(prompt_tokens / micro) if micro else 1.0
-    per_pass = minimum(prompt_tokens, micro) if micro else prompt_tokens
+    if micro:  # full micro-batches, the last counted as touching what a full one does
+        passes, per_pass = np.ceil(prompt_tokens / micro), minimum(prompt_tokens, micro)
+    else:
+        passes, per_pass = 1.0, prompt_tokens
     touched = expected_distinct_experts(model, per_pass)  # 0 for no prompt tokens
     return 2.0 * model.params_per_expert * machine.expert_padding_tokens * passes * touched
 

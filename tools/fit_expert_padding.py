@@ -17,19 +17,15 @@ Run: `python tools/fit_expert_padding.py` (a few seconds). Not part of `make tes
 from __future__ import annotations
 
 import statistics
-from dataclasses import replace
 
-from core.calibration import percentage_error, predicted, scenario_on
+from core.calibration import percentage_error
 from core.engine import ENGINES
-from core.engine_fit import PADDING_FITTED_ON, fit_expert_padding, padding_rows
-from core.estimate import estimate
+from core.engine_fit import PADDING_FITTED_ON, estimated_with_padding, fit_expert_padding, padding_rows
 from core.measurements import SETS, Measurement, load
 
 
 def error_pct(measurement: Measurement, padding: float) -> float:
-    profile = replace(ENGINES[measurement.profile], expert_padding_tokens=padding)
-    value = predicted(estimate(scenario_on(measurement, profile)), measurement.metric)
-    return abs(percentage_error(value, measurement.value))
+    return abs(percentage_error(estimated_with_padding(measurement, padding), measurement.value))
 
 
 def main() -> None:
