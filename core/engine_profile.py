@@ -99,9 +99,12 @@ class EngineProfile:
         """
         layers = 0 if model is None else model.layers or 0
         routed = layers if model is not None and model.is_moe else 0
-        return (
+        total = (
             self.scheduler_overhead_s + self.launch_overhead_per_layer_s * layers + self.moe_layer_overhead_s * routed
         )
+        # To the picosecond: 48 × (92 + 75) µs sums to 0.008015999999999998 in binary, which the
+        # sidebar (showing the exact value) would print as 8.015999999999998 ms.
+        return round(total, 12)
 
     def efficiency(self, model: Model | None = None) -> Efficiency:
         """This engine's costs as the `Efficiency` the rest of core understands, for `model`.

@@ -11,6 +11,7 @@ from core import Scenario, estimate, presets
 from core.efficiency import IDEAL, efficiency_base
 from core.engine import ENGINES, EXPERT_PADDING_TOKENS, LLAMA_CPP, TYPICAL, VLLM
 from core.engine_fit import PADDING_FITTED_ON, fit_expert_padding, padding_rows
+from core.fields import flat_text, inputs
 from core.iteration import iteration
 from core.measurements import SETS, load
 from core.memory import expected_distinct_experts
@@ -250,3 +251,15 @@ def test_the_shipped_padding_is_what_its_fit_gives():
     rows = [m for name in PADDING_FITTED_ON for m in load(name)]
     assert len(padding_rows(rows)) == 37
     assert fit_expert_padding(rows) == EXPERT_PADDING_TOKENS == 160.0
+
+
+def test_every_engines_step_cost_shows_as_the_number_it_sums_to():
+    # Llama.cpp on Qwen3-30B-A3B: 48 × (92 + 75) µs = 8.016 ms, shown so (not 8.015999999999998,
+    # the binary sum); the same for every preset on every engine.
+    step = dict(inputs(Efficiency))["step_overhead_s"]
+    qwen = presets.model("qwen3-30b-a3b")
+    assert flat_text(step, LLAMA_CPP.step_overhead_s(qwen)) == "8.016"
+    for model_id in presets.model_presets():
+        for profile in ENGINES.values():
+            shown = flat_text(step, profile.step_overhead_s(presets.model(model_id)))
+            assert len(shown.partition(".")[2]) <= 4, (profile.id, model_id, shown)
