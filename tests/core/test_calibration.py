@@ -70,122 +70,162 @@ def test_the_sets_and_their_sources(sets):
 # its value before is in the comment.
 PINNED = {
     ("fit", "all", "all"): 16.2,
-    ("fit", "batch", "batch 1"): 14.5,
+    ("fit", "batch", "batch 1"): 14.7,  # 14.5 before llama.cpp's own cost per MoE layer
     ("fit", "batch", "batch > 1"): 19.2,
-    ("fit", "moe", "MoE"): 15.2,
-    ("fit", "bits", "weights < 8 bits"): 29.6,
-    ("fit", "engine", "llama.cpp"): 20.9,  # 18.4 before the expert padding
-    ("fit", "engine", "sglang"): 25.6,
+    ("fit", "moe", "MoE"): 15.7,  # 15.2 before llama.cpp's own cost per MoE layer
+    ("fit", "bits", "weights < 8 bits"): 28,  # 29.6 before llama.cpp's own cost per MoE layer
+    (
+        "fit",
+        "engine",
+        "llama.cpp",
+    ): 19.8,  # 20.9 before llama.cpp's own cost per MoE layer; 18.4 before the expert padding
+    ("fit", "engine", "sglang"): 23.2,  # 25.6 before llama.cpp's own cost per MoE layer
     ("fit", "engine", "trtllm"): 17.4,
     ("fit", "engine", "typical"): 4.3,
     ("fit", "engine", "vllm"): 16.5,
-    ("validation", "all", "all"): 17.8,
-    ("validation", "batch", "batch 1"): 16.7,
-    ("validation", "batch", "batch > 1"): 59.7,
+    ("validation", "all", "all"): 18.5,  # 17.8 before llama.cpp's own cost per MoE layer
+    ("validation", "batch", "batch 1"): 17.1,  # 16.7 before llama.cpp's own cost per MoE layer
+    ("validation", "batch", "batch > 1"): 58.8,  # 59.7 before llama.cpp's own cost per MoE layer
     ("validation", "moe", "MoE"): 42.4,
-    ("validation", "bits", "weights < 8 bits"): 13.8,
-    ("validation", "engine", "llama.cpp"): 16,  # 14.7 before the expert padding
+    ("validation", "bits", "weights < 8 bits"): 14.6,  # 13.8 before llama.cpp's own cost per MoE layer
+    (
+        "validation",
+        "engine",
+        "llama.cpp",
+    ): 20.1,  # 16 before llama.cpp's own cost per MoE layer; 14.7 before the expert padding
     ("validation", "engine", "mlx"): 11.5,
     ("validation", "engine", "sglang"): 19.2,
     ("validation", "engine", "typical"): 24.0,
     ("validation", "engine", "vllm"): 53.8,
     # The test set, looked at once after the structure and the costs were frozen, then seen (its
     # misses are in core/data/README.md): the structure has changed since, so it is no test now.
-    ("test", "all", "all"): 28.4,
-    ("test", "batch", "batch 1"): 29.2,
+    ("test", "all", "all"): 27.7,  # 28.4 before llama.cpp's own cost per MoE layer
+    ("test", "batch", "batch 1"): 28.8,  # 29.2 before llama.cpp's own cost per MoE layer
     ("test", "batch", "batch > 1"): 27.0,
-    ("test", "moe", "MoE"): 29.2,
-    ("test", "bits", "weights < 8 bits"): 27.3,
-    ("test", "engine", "llama.cpp-metal"): 12.6,  # every llama.cpp row of the test set is on Apple silicon
+    ("test", "moe", "MoE"): 28.8,  # 29.2 before llama.cpp's own cost per MoE layer
+    ("test", "bits", "weights < 8 bits"): 24.7,  # 27.3 before llama.cpp's own cost per MoE layer
+    (
+        "test",
+        "engine",
+        "llama.cpp-metal",
+    ): 9.1,  # 12.6 before llama.cpp's own cost per MoE layer; every llama.cpp row of the test set is on Apple silicon
     ("test", "engine", "mlx"): 11.6,
-    ("test", "engine", "sglang"): 31.1,
+    ("test", "engine", "sglang"): 30.9,  # 31.1 before llama.cpp's own cost per MoE layer
     ("test", "engine", "typical"): 27.0,
-    ("test", "engine", "vllm"): 50.6,
+    ("test", "engine", "vllm"): 47.4,  # 50.6 before llama.cpp's own cost per MoE layer
     # The fresh set, judged once on 2026-12-01 (19.0 %), then seen while the structure changed.
     ("fresh", "all", "all"): 18.2,
     ("fresh", "batch", "batch 1"): 19.3,
     ("fresh", "batch", "batch > 1"): 17.9,
     ("fresh", "moe", "MoE"): 22.7,
     ("fresh", "bits", "weights < 8 bits"): 21.6,
-    ("fresh", "metric", "tpot_ms"): 7.8,
+    ("fresh", "metric", "tpot_ms"): 10.2,  # 7.8 before llama.cpp's own cost per MoE layer
     ("fresh", "metric", "ttft_ms"): 26.4,
     # The fresh2 set: thirteen sources gathered after the fresh set was seen, judged once with the
     # model frozen (25.7 %: far above the issue's 12 %; the model before this round scored 29.9 %).
-    ("fresh2", "all", "all"): 25.7,
-    ("fresh2", "batch", "batch 1"): 20.9,
-    ("fresh2", "batch", "batch > 1"): 52.8,
-    ("fresh2", "moe", "MoE"): 52.3,
-    ("fresh2", "bits", "weights < 8 bits"): 30.8,
-    ("fresh2", "metric", "tpot_ms"): 22.9,
+    ("fresh2", "all", "all"): 25.2,  # 25.7 before llama.cpp's own cost per MoE layer
+    ("fresh2", "batch", "batch 1"): 19.1,  # 20.9 before llama.cpp's own cost per MoE layer
+    ("fresh2", "batch", "batch > 1"): 54.4,  # 52.8 before llama.cpp's own cost per MoE layer
+    ("fresh2", "moe", "MoE"): 44.5,  # 52.3 before llama.cpp's own cost per MoE layer
+    ("fresh2", "bits", "weights < 8 bits"): 25.3,  # 30.8 before llama.cpp's own cost per MoE layer
+    ("fresh2", "metric", "tpot_ms"): 18.7,  # 22.9 before llama.cpp's own cost per MoE layer
     ("fresh2", "metric", "ttft_ms"): 34.1,
     # The fresh3 set: ten more sources gathered beside fresh2, judged once with the model frozen
     # (21.5 %; the model before this round 26.5 %). Layer-split multi-GPU rows (unrepresentable:
     # n_gpus is tensor parallel) and AutoAWQ PRs (one source with the validation set's AutoAWQ
     # README, by the split's rule) were left out: core/data/README.md.
     ("fresh3", "all", "all"): 21.5,
-    ("fresh3", "batch", "batch 1"): 19.9,
+    ("fresh3", "batch", "batch 1"): 17.6,  # 19.9 before llama.cpp's own cost per MoE layer
     ("fresh3", "batch", "batch > 1"): 39.0,
-    ("fresh3", "moe", "MoE"): 29.8,
-    ("fresh3", "bits", "weights < 8 bits"): 38.1,
-    ("fresh3", "metric", "tpot_ms"): 20.0,
+    ("fresh3", "moe", "MoE"): 25.9,  # 29.8 before llama.cpp's own cost per MoE layer
+    ("fresh3", "bits", "weights < 8 bits"): 36.6,  # 38.1 before llama.cpp's own cost per MoE layer
+    ("fresh3", "metric", "tpot_ms"): 12.5,  # 20 before llama.cpp's own cost per MoE layer
     ("fresh3", "metric", "ttft_ms"): 32.2,
     # The fresh4 set: eight sources gathered after every other set had been seen, judged once with
     # the model and the ranges frozen (30.4 %). Left out: TensorRT-LLM issue 5929, whose numbers had
     # been seen as load measurements first, and an AutoAWQ PR whose numbers are the validation set's
     # AutoAWQ README's (the rule fresh3 applied); with them, 32.4 % (core/data/README.md).
-    ("fresh4", "all", "all"): 30.1,  # 30.4 before the expert padding
+    ("fresh4", "all", "all"): 29.4,  # 30.1 before llama.cpp's own cost per MoE layer; 30.4 before the expert padding
     ("fresh4", "batch", "batch 1"): 28,  # 30.6 before the expert padding
     ("fresh4", "batch", "batch > 1"): 30.4,
-    ("fresh4", "moe", "MoE"): 17.4,  # 21.6 before the expert padding
-    ("fresh4", "bits", "weights < 8 bits"): 26.6,
-    ("fresh4", "metric", "tpot_ms"): 13.8,
+    ("fresh4", "moe", "MoE"): 16.1,  # 17.4 before llama.cpp's own cost per MoE layer; 21.6 before the expert padding
+    ("fresh4", "bits", "weights < 8 bits"): 26.9,  # 26.6 before llama.cpp's own cost per MoE layer
+    ("fresh4", "metric", "tpot_ms"): 13.3,  # 13.8 before llama.cpp's own cost per MoE layer
     ("fresh4", "metric", "ttft_ms"): 46.4,  # 52.5 before the expert padding
     # The fresh5 set: nine sources gathered beside fresh4, judged once with nothing changed (59.3 %;
     # fresh4 and fresh5 together 33.1 %). Left out: an SGLang PR that names no GPU.
-    ("fresh5", "all", "all"): 50.6,  # 59.3 before the expert padding
-    ("fresh5", "batch", "batch 1"): 30.9,  # 32.9 before the expert padding
-    ("fresh5", "batch", "batch > 1"): 140.4,
+    ("fresh5", "all", "all"): 45.3,  # 50.6 before llama.cpp's own cost per MoE layer; 59.3 before the expert padding
+    (
+        "fresh5",
+        "batch",
+        "batch 1",
+    ): 36.3,  # 30.9 before llama.cpp's own cost per MoE layer; 32.9 before the expert padding
+    ("fresh5", "batch", "batch > 1"): 122.6,  # 140.4 before llama.cpp's own cost per MoE layer
     # 90.9 before the expert padding, which overcharges the RTX 3090's gpt-oss-20b prefill (2.1x too
     # slow): that card's dense llama.cpp prefill is already 1.6-1.8x slower estimated than measured.
-    ("fresh5", "moe", "MoE"): 108.1,
-    ("fresh5", "bits", "weights < 8 bits"): 32.9,  # 51.1 before the expert padding
-    ("fresh5", "metric", "tpot_ms"): 28.7,
+    ("fresh5", "moe", "MoE"): 106.5,  # 108.1 before llama.cpp's own cost per MoE layer
+    (
+        "fresh5",
+        "bits",
+        "weights < 8 bits",
+    ): 36.9,  # 32.9 before llama.cpp's own cost per MoE layer; 51.1 before the expert padding
+    ("fresh5", "metric", "tpot_ms"): 25.9,  # 28.7 before llama.cpp's own cost per MoE layer
     ("fresh5", "metric", "ttft_ms"): 31.9,  # 68.2 before the expert padding
     # The fresh6 set: two sources judged once with nothing changed (15.0 %). Left out first, by the
     # rule that one author's PRs are one source: 21 rows of two llama.cpp authors already in fresh4
     # and the fit set.
-    ("fresh6", "all", "all"): 15.0,
-    ("fresh6", "batch", "batch 1"): 13.8,
+    ("fresh6", "all", "all"): 18.6,  # 15 before llama.cpp's own cost per MoE layer
+    ("fresh6", "batch", "batch 1"): 18.5,  # 13.8 before llama.cpp's own cost per MoE layer
     ("fresh6", "batch", "batch > 1"): 18.7,
-    ("fresh6", "moe", "MoE"): 19.5,
-    ("fresh6", "bits", "weights < 8 bits"): 7.8,
+    ("fresh6", "moe", "MoE"): 15.7,  # 19.5 before llama.cpp's own cost per MoE layer
+    ("fresh6", "bits", "weights < 8 bits"): 11.7,  # 7.8 before llama.cpp's own cost per MoE layer
     ("fresh6", "metric", "ttft_ms"): 21.2,
     # The fresh7 set: eight sources, mostly MoE, gathered after the ranges were sized on every other
     # held-out set; judged once with the model and the ranges frozen (31.0 %).
-    ("fresh7", "all", "all"): 30.4,  # 31 before the expert padding
-    ("fresh7", "batch", "batch 1"): 30.4,  # 31 before the expert padding
-    ("fresh7", "batch", "batch > 1"): 30.1,
-    ("fresh7", "moe", "MoE"): 33.5,  # 46.2 before the expert padding
-    ("fresh7", "bits", "weights < 8 bits"): 30.8,  # 42.0 as judged, 38.8 before the expert padding
-    ("fresh7", "metric", "tpot_ms"): 20.6,
+    ("fresh7", "all", "all"): 24.4,  # 30.4 before llama.cpp's own cost per MoE layer; 31 before the expert padding
+    (
+        "fresh7",
+        "batch",
+        "batch 1",
+    ): 20.5,  # 30.4 before llama.cpp's own cost per MoE layer; 31 before the expert padding
+    ("fresh7", "batch", "batch > 1"): 30.5,  # 30.1 before llama.cpp's own cost per MoE layer
+    ("fresh7", "moe", "MoE"): 32.2,  # 33.5 before llama.cpp's own cost per MoE layer; 46.2 before the expert padding
+    (
+        "fresh7",
+        "bits",
+        "weights < 8 bits",
+    ): 24.4,  # 30.8 before llama.cpp's own cost per MoE layer; 42.0 as judged, 38.8 before the expert padding
+    ("fresh7", "metric", "tpot_ms"): 14.9,  # 20.6 before llama.cpp's own cost per MoE layer
     ("fresh7", "metric", "ttft_ms"): 56.2,  # 79.7 as judged; 79.1 before the expert padding
-    ("fresh7", "vendor", "AMD"): 30.8,  # Radeon and RX cards (Strix Halo, RX 7900 XT) are AMD's
+    (
+        "fresh7",
+        "vendor",
+        "AMD",
+    ): 15.7,  # 30.8 before llama.cpp's own cost per MoE layer; Radeon and RX cards (Strix Halo, RX 7900 XT) are AMD's
     # The fresh8 set: five sources of single requests (Strix Halo, an M4 Max, RTX 3080/4090, one H100),
     # gathered after fresh7 was seen; judged once with the model and the ranges frozen (14.1 %).
-    ("fresh8", "all", "all"): 12.1,  # 14.1 before the expert padding
-    ("fresh8", "moe", "MoE"): 12.1,  # 16 before the expert padding
-    ("fresh8", "bits", "weights < 8 bits"): 12.8,  # 15.5 before the expert padding
-    ("fresh8", "metric", "tpot_ms"): 10.8,
+    ("fresh8", "all", "all"): 9,  # 12.1 before llama.cpp's own cost per MoE layer; 14.1 before the expert padding
+    ("fresh8", "moe", "MoE"): 10.2,  # 12.1 before llama.cpp's own cost per MoE layer; 16 before the expert padding
+    (
+        "fresh8",
+        "bits",
+        "weights < 8 bits",
+    ): 9,  # 12.8 before llama.cpp's own cost per MoE layer; 15.5 before the expert padding
+    ("fresh8", "metric", "tpot_ms"): 8.2,  # 10.8 before llama.cpp's own cost per MoE layer
     ("fresh8", "metric", "ttft_ms"): 39,  # 73.1 as judged, 66.6 before the expert padding
-    ("fresh8", "vendor", "AMD"): 12.8,  # 55.7 as judged, 48.6 before the expert padding
-    ("fresh8", "vendor", "Apple"): 9.9,
+    (
+        "fresh8",
+        "vendor",
+        "AMD",
+    ): 10.7,  # 12.8 before llama.cpp's own cost per MoE layer; 55.7 as judged, 48.6 before the expert padding
+    ("fresh8", "vendor", "Apple"): 7.1,  # 9.9 before llama.cpp's own cost per MoE layer
     # The fresh9 set: two sources (Argonne's static batches on H100/A100 under vLLM and TensorRT-LLM,
     # 36 rows; a Strix Halo llama-server, 12), gathered after fresh8 was seen; judged once with the
     # model and ranges frozen. Every slice of issue 8's target is inside it here, on two sources only.
-    ("fresh9", "all", "all"): 10.0,
+    ("fresh9", "all", "all"): 10.3,  # 10 before llama.cpp's own cost per MoE layer
     ("fresh9", "batch", "batch 1"): 12.5,
     ("fresh9", "batch", "batch > 1"): 8.3,
-    ("fresh9", "moe", "MoE"): 13.7,  # 15.1 before the expert padding
+    ("fresh9", "moe", "MoE"): 14.1,  # 13.7 before llama.cpp's own cost per MoE layer; 15.1 before the expert padding
     ("fresh9", "engine", "vllm"): 6.0,
     ("fresh9", "engine", "trtllm"): 12.7,
     (
@@ -196,40 +236,52 @@ PINNED = {
     # The fresh10 set: three sources of single requests (Llama 2 7B on an RTX 6000 Ada through Triton,
     # vLLM and TensorRT-LLM; two llama.cpp PRs' RX 7900 XTX tables), gathered beside fresh9, judged once.
     ("fresh10", "all", "all"): 10.8,  # 10.9 before the expert padding
-    ("fresh10", "moe", "MoE"): 25.7,  # 57.1 as judged and before the padding
+    (
+        "fresh10",
+        "moe",
+        "MoE",
+    ): 25.3,  # 25.7 before llama.cpp's own cost per MoE layer; 57.1 as judged and before the padding
     ("fresh10", "vendor", "NVIDIA"): 9.9,
     ("fresh10", "metric", "ttft_ms"): 29.8,  # 51.9 before the expert padding
     # The fresh11 set: four sources on datacenter GPUs (HF transformers' quantized paths on an A100 and
     # an H100, DeepSeek-R1 request streams on 8 x H200, SGLang 0.4.1's DeepSeek-V3, TensorRT-LLM's GPT-J).
-    ("fresh11", "all", "all"): 39.3,
-    ("fresh11", "batch", "batch > 1"): 26.9,
-    ("fresh11", "moe", "MoE"): 39.3,
+    ("fresh11", "all", "all"): 37.9,  # 39.3 before llama.cpp's own cost per MoE layer
+    ("fresh11", "batch", "batch > 1"): 26.5,  # 26.9 before llama.cpp's own cost per MoE layer
+    ("fresh11", "moe", "MoE"): 37.9,  # 39.3 before llama.cpp's own cost per MoE layer
     ("fresh11", "engine", "trtllm"): 5.9,
     # The fresh12 set: five sources on consumer GPUs and Apple silicon (two of them weak: an
     # unmoderated benchmark repository, assumed lengths), gathered after fresh10, judged once.
-    ("fresh12", "all", "all"): 30.6,  # 36.8 before the expert padding
-    ("fresh12", "batch", "batch 1"): 28,  # 36.2 before the expert padding
-    ("fresh12", "moe", "MoE"): 32.6,  # 61.6 as judged (Ollama's MoE prefill) and before the padding
-    ("fresh12", "metric", "tpot_ms"): 25.3,
+    ("fresh12", "all", "all"): 26.3,  # 30.6 before llama.cpp's own cost per MoE layer; 36.8 before the expert padding
+    (
+        "fresh12",
+        "batch",
+        "batch 1",
+    ): 19.6,  # 28 before llama.cpp's own cost per MoE layer; 36.2 before the expert padding
+    (
+        "fresh12",
+        "moe",
+        "MoE",
+    ): 19.5,  # 32.6 before llama.cpp's own cost per MoE layer; 61.6 as judged (Ollama's MoE prefill) and before the padding
+    ("fresh12", "metric", "tpot_ms"): 18.4,  # 25.3 before llama.cpp's own cost per MoE layer
     # The fresh13 set: eleven sources of llama.cpp on NVIDIA, AMD, Intel and Apple GPUs (mostly
     # MoE), gathered after the expert padding was fitted, judged once with the model frozen. Its
     # four rows that pay the padding: 47.1 % with it, 42.5 % without (three better, one worse).
-    ("fresh13", "all", "all"): 36.2,
-    ("fresh13", "moe", "MoE"): 41.4,
-    ("fresh13", "engine", "llama.cpp"): 36.2,
+    ("fresh13", "all", "all"): 34,  # 36.2 before llama.cpp's own cost per MoE layer
+    ("fresh13", "moe", "MoE"): 34.9,  # 41.4 before llama.cpp's own cost per MoE layer
+    ("fresh13", "engine", "llama.cpp"): 34,  # 36.2 before llama.cpp's own cost per MoE layer
     ("fresh13", "engine", "llama.cpp-metal"): 30.2,
-    ("fresh13", "metric", "ttft_ms"): 38.8,
-    ("fresh13", "metric", "tpot_ms"): 28.0,
+    ("fresh13", "metric", "ttft_ms"): 38,  # 38.8 before llama.cpp's own cost per MoE layer
+    ("fresh13", "metric", "tpot_ms"): 30.3,  # 28 before llama.cpp's own cost per MoE layer
 }
 # The likely ranges' coverage (share of rows inside their range), pinned from below. The ranges
 # are sized on every one of these sets (core.ranges.SIZED_ON), so these say the sizing holds set by
-# set; how it holds on a set it has not seen is test_ranges' leave-one-set-out figure (80.1 %).
+# set; how it holds on a set it has not seen is test_ranges' leave-one-set-out figure (79.5 %).
 PINNED_COVERAGE = {
     ("validation", "all"): 0.84,
-    ("test", "all"): 0.88,
+    ("test", "all"): 0.86,  # 0.88 before llama.cpp's own cost per MoE layer
     ("test", "batch 1"): 0.84,
     ("test", "batch > 1"): 0.99,
-    ("test", "MoE"): 0.9,
+    ("test", "MoE"): 0.85,  # 0.9 before llama.cpp's own cost per MoE layer
     ("fresh", "all"): 0.81,
     ("fresh2", "all"): 0.83,  # 0.84 before the expert padding moved the MoE TTFT range
     ("fresh3", "all"): 0.91,
@@ -238,13 +290,16 @@ PINNED_COVERAGE = {
     ("fresh6", "all"): 0.66,
     # The sets these ranges were not sized on (leave-one-set-out expected 80 %); as judged, 0.69 and
     # 0.70, before the Radeon 8060S preset took the microbenchmarks' compute share for that chip.
-    ("fresh7", "all"): 0.71,
-    ("fresh8", "all"): 0.80,
-    ("fresh9", "all"): 0.89,  # 43 of 48 as judged
+    ("fresh7", "all"): 0.74,  # 0.71 before llama.cpp's own cost per MoE layer
+    ("fresh8", "all"): 0.86,  # 0.8 before llama.cpp's own cost per MoE layer
+    ("fresh9", "all"): 0.93,  # 0.89 before llama.cpp's own cost per MoE layer; 43 of 48 as judged
     ("fresh10", "all"): 1.0,  # 13 of 13 as judged
     ("fresh11", "all"): 0.92,  # 23 of 25 as judged
-    ("fresh12", "all"): 0.75,  # 20 of 32 as judged, 24 with the expert padding
-    ("fresh13", "all"): 0.68,  # 17 of 25 as judged
+    (
+        "fresh12",
+        "all",
+    ): 0.71,  # 0.75 before llama.cpp's own cost per MoE layer; 20 of 32 as judged, 24 with the expert padding
+    ("fresh13", "all"): 0.72,  # 0.68 before llama.cpp's own cost per MoE layer; 17 of 25 as judged
 }
 
 

@@ -9,8 +9,24 @@ import pytest
 
 from core import Scenario, estimate, presets
 from core.efficiency import IDEAL, efficiency_base
-from core.engine import ENGINES, EXPERT_PADDING_TOKENS, LLAMA_CPP, TYPICAL, VLLM
-from core.engine_fit import PADDING_FITTED_ON, fit_expert_padding, padding_rows
+from core.engine import (
+    ENGINES,
+    EXPERT_PADDING_TOKENS,
+    LLAMA_CPP,
+    LLAMA_CPP_MOE_LAYER_OVERHEAD_S,
+    MOE_LAYER_OVERHEAD_S,
+    TYPICAL,
+    VLLM,
+)
+from core.engine_fit import (
+    OWN_MOE_FITTED_ON,
+    OWN_MOE_LAYER,
+    PADDING_FITTED_ON,
+    fit_expert_padding,
+    fit_own_moe_layer_overhead,
+    own_moe_rows,
+    padding_rows,
+)
 from core.fields import flat_text, inputs
 from core.iteration import iteration
 from core.measurements import SETS, load
@@ -32,12 +48,12 @@ def estimate_on(model_id, gpu_id, engine_id, precision=FP16, **workload):
 @pytest.mark.parametrize(
     ("model_id", "step_s"),
     [
-        # typical: 30 µs per layer, 75 µs more per layer of a mixture of experts.
+        # typical: 30 µs per layer, 80 µs more per layer of a mixture of experts.
         ("llama-3.2-1b", 16 * 30e-6),  # 0.48 ms: a small model pays little (it paid 2.5 ms before)
         ("llama-3.1-8b", 32 * 30e-6),  # 0.96 ms
         ("llama-3.1-70b", 80 * 30e-6),  # 2.4 ms
-        ("mixtral-8x7b", 32 * (30e-6 + 75e-6)),  # 3.36 ms
-        ("deepseek-v3", 61 * (30e-6 + 75e-6)),  # 6.405 ms (its 3 dense layers counted as MoE)
+        ("mixtral-8x7b", 32 * (30e-6 + 80e-6)),  # 3.52 ms
+        ("deepseek-v3", 61 * (30e-6 + 80e-6)),  # 6.71 ms (its 3 dense layers counted as MoE)
         ("toy-7b", 0.0),  # no layers to launch
     ],
 )
@@ -71,14 +87,14 @@ def test_expert_visits_count_the_distinct_experts_each_moe_layer_runs():
 
 def test_mixtral_decode_step_on_vllm_by_hand():
     # Mixtral 8x7B fp16 on 2 × H100 under vLLM, batch 1: fixed costs per step =
-    #   32 layers × (25 µs launch + 75 µs MoE)       = 3.200 ms
+    #   32 layers × (25 µs launch + 80 µs MoE)       = 3.360 ms
     #   + 59 µs per sequence                          = 0.059 ms
     #   + 64 expert GEMMs × 0.5 µs                    = 0.032 ms
     #   + 2 × 32 all-reduces × (19 µs + 2 × ½ × 4,096 × 2 B / 450e9) = 1.2172 ms
-    #   = 4.5082 ms, beside 25.76 GB of active weights / (2 × 3.35e12 × 0.73) = 5.27 ms of reading.
+    #   = 4.6682 ms, beside 25.76 GB of active weights / (2 × 3.35e12 × 0.73) = 5.27 ms of reading.
     result = estimate_on("mixtral-8x7b", "h100-sxm", "vllm", prompt_tokens=1, output_tokens=1, gpu_count=2)
     allreduces = 2 * 32 * (19e-6 + 2 * 0.5 * 4096 * 2 / 450e9)
-    assert result.decode.fixed_time_s == pytest.approx(32 * 100e-6 + 59e-6 + 64 * 0.5e-6 + allreduces, rel=1e-12)
+    assert result.decode.fixed_time_s == pytest.approx(32 * 105e-6 + 59e-6 + 64 * 0.5e-6 + allreduces, rel=1e-12)
     assert result.decode.memory_time_s == pytest.approx(5.2668e-3, rel=1e-4)
 
 
@@ -136,7 +152,7 @@ def test_every_engine_is_an_efficiency_base_and_a_link():
         scenario = Scenario.from_flat({"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": engine_id})
         assert scenario.efficiency == profile.efficiency(model)
         assert Scenario.from_flat(scenario.to_flat()) == scenario
-    assert LLAMA_CPP.efficiency(model).step_overhead_s == pytest.approx(32 * 92e-6, rel=1e-12)
+    assert LLAMA_CPP.efficiency(model).step_overhead_s == pytest.approx(32 * 106e-6, rel=1e-12)
     assert VLLM.efficiency(model).dequant_bandwidth == 0.87
     assert VLLM.efficiency(model).stream_overhead_s == 82e-5
 
@@ -198,16 +214,18 @@ def test_expert_padding_counts_every_touched_expert_in_every_micro_batch(prompt_
 
 
 def test_llama_cpp_off_apple_prefills_a_mixture_of_experts_slower_by_its_padding_alone():
-    # Qwen3-30B-A3B in 16-bit on one H100, a 2,048-token prompt: compute-bound on both backends
-    # (13.7 TFLOP of weights against 61 GB read), so the CUDA backend's TTFT is Metal's plus the
-    # padding at the weights' rate: 37.11e12 / (989.5e12 × 0.64) = 58.6 ms. Decode pays nothing.
+    # Qwen3-30B-A3B in 16-bit on one H100, a 2,048-token prompt: compute-bound (13.7 TFLOP of
+    # weights against 61 GB read), so the CUDA backend's TTFT is the same engine's without padding
+    # plus the padding at the weights' rate: 37.11e12 / (989.5e12 × 0.64) = 58.6 ms. Decode pays nothing.
+    model = presets.model("qwen3-30b-a3b")
     cuda = estimate_on("qwen3-30b-a3b", "h100-sxm", "llama.cpp", prompt_tokens=2048, output_tokens=64)
-    metal = estimate_on("qwen3-30b-a3b", "h100-sxm", "llama.cpp-metal", prompt_tokens=2048, output_tokens=64)
+    unpadded = replace(LLAMA_CPP, expert_padding_tokens=0.0).efficiency(model)
+    plain = estimate(replace(cuda.scenario, efficiency=unpadded))
     assert cuda.prefill.compute_time_s > cuda.prefill.memory_time_s
-    assert cuda.ttft_s - metal.ttft_s == pytest.approx(PER_PADDED_EXPERT_FLOPS * 512 / (989.5e12 * 0.64), rel=1e-9)
-    assert cuda.ttft_s - metal.ttft_s == pytest.approx(58.6e-3, rel=1e-3)
-    assert cuda.prefill.flops == metal.prefill.flops  # padding is time, not the model's maths
-    assert cuda.tpot_s == metal.tpot_s
+    assert cuda.ttft_s - plain.ttft_s == pytest.approx(PER_PADDED_EXPERT_FLOPS * 512 / (989.5e12 * 0.64), rel=1e-9)
+    assert cuda.ttft_s - plain.ttft_s == pytest.approx(58.6e-3, rel=1e-3)
+    assert cuda.prefill.flops == plain.prefill.flops  # padding is time, not the model's maths
+    assert cuda.tpot_s == plain.tpot_s
 
 
 def test_a_dense_model_pays_no_expert_padding():
@@ -236,13 +254,12 @@ def test_llama_cpp_rows_on_apple_silicon_run_on_the_metal_profile():
     rows = [m for name in SETS for m in load(name) if m.engine in ("llama.cpp", "ollama")]
     assert {m.profile for m in rows if m.vendor == "Apple"} == {"llama.cpp-metal"}
     assert {m.profile for m in rows if m.vendor != "Apple"} == {"llama.cpp"}
-    # Metal shares every fitted cost but the padding.
+    # Metal shares every fitted cost but the padding and the cost per MoE layer.
     metal = ENGINES["llama.cpp-metal"]
-    assert (
-        replace(metal, id=LLAMA_CPP.id, name=LLAMA_CPP.name, expert_padding_tokens=LLAMA_CPP.expert_padding_tokens)
-        == LLAMA_CPP
-    )
+    own = ("id", "name", "expert_padding_tokens", "moe_layer_overhead_s")
+    assert replace(metal, **{k: getattr(LLAMA_CPP, k) for k in own}) == LLAMA_CPP
     assert (LLAMA_CPP.expert_padding_tokens, metal.expert_padding_tokens) == (EXPERT_PADDING_TOKENS, 0.0)
+    assert (LLAMA_CPP.moe_layer_overhead_s, metal.moe_layer_overhead_s) == (0.0, MOE_LAYER_OVERHEAD_S) == (0.0, 80e-6)
 
 
 def test_the_shipped_padding_is_what_its_fit_gives():
@@ -253,12 +270,24 @@ def test_the_shipped_padding_is_what_its_fit_gives():
     assert fit_expert_padding(rows) == EXPERT_PADDING_TOKENS == 160.0
 
 
+def test_llama_cpps_own_cost_per_moe_layer_is_what_its_fit_gives():
+    # Off Apple, on its 64 MoE decode rows (23 sources) of every set up to fresh13, the fit's own
+    # loss: tools/fit_llama_cpp_moe.py prints the sources and the left-one-source-out errors.
+    rows = [m for name in OWN_MOE_FITTED_ON for m in load(name)]
+    assert len(own_moe_rows(rows, "llama.cpp")) == 64
+    assert fit_own_moe_layer_overhead(rows, "llama.cpp") == LLAMA_CPP_MOE_LAYER_OVERHEAD_S == 0.0
+    # The fit moves no other cost: the fit set's refit still gives the shipped profiles.
+    assert OWN_MOE_LAYER == ("llama.cpp",)
+
+
 def test_every_engines_step_cost_shows_as_the_number_it_sums_to():
-    # Llama.cpp on Qwen3-30B-A3B: 48 × (92 + 75) µs = 8.016 ms, shown so (not 8.015999999999998,
-    # the binary sum); the same for every preset on every engine.
+    # Llama.cpp on Qwen3-30B-A3B: 48 × (106 + 0) µs = 5.088 ms, shown so (not 5.088000000000001,
+    # the binary product); Metal's 48 × (106 + 80) µs = 8.928 ms; the same for every preset on every engine.
     step = dict(inputs(Efficiency))["step_overhead_s"]
     qwen = presets.model("qwen3-30b-a3b")
-    assert flat_text(step, LLAMA_CPP.step_overhead_s(qwen)) == "8.016"
+    assert 48 * 106e-6 != 5.088e-3
+    assert flat_text(step, LLAMA_CPP.step_overhead_s(qwen)) == "5.088"
+    assert flat_text(step, ENGINES["llama.cpp-metal"].step_overhead_s(qwen)) == "8.928"
     for model_id in presets.model_presets():
         for profile in ENGINES.values():
             shown = flat_text(step, profile.step_overhead_s(presets.model(model_id)))
