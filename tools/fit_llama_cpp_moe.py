@@ -13,6 +13,8 @@ than the shared one, so it is not shipped (`OWN_MOE_LAYER` is llama.cpp off Appl
 
 On 2026-12-02: CUDA/ROCm/Vulkan 0 µs (64 rows, 23 sources; left one source out 15.6 % against
 32.6 % at the shared 80 µs); Metal would be 105 µs (29 rows, 9 sources; 13.6 % against 11.9 %).
+fresh14, gathered after and judged once: its 10 such rows off Apple 14.2 % against 30.7 % at the
+shared value (Metal: one row, 5.4 % at 105 µs against 8.5 %).
 
 Run: `python tools/fit_llama_cpp_moe.py` (about ten seconds). Not part of `make test`.
 """
@@ -67,7 +69,7 @@ def main() -> None:
         judged = own_moe_rows(later, family)
         if judged:
             print(
-                f"  the sets gathered after it, judged once: median "
+                f"  the sets gathered after it, judged once: median at {fitted * 1e6:g} µs "
                 f"{statistics.median(error_pct(m, fitted) for m in judged):.1f} % against "
                 f"{statistics.median(error_pct(m, MOE_LAYER_OVERHEAD_S) for m in judged):.1f} % at the shared value "
                 f"({len(judged)} rows)"
