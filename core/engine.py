@@ -5,7 +5,9 @@ TensorRT-LLM's core costs from the Llama 3.1 70B load measurements
 (`core.serving_calibration`); every other cost from published single-request and
 static-batch measurements (`core.engine_fit`, `python -m core calibrate --fit`, on
 `data/measurements_fit.csv` only). The MoE costs are one value for every engine (no engine
-has enough MoE rows of its own). An engine whose fit rows cannot tell a cost apart takes
+has enough MoE rows of its own in the fit set) but llama.cpp's off Apple, and llama.cpp's
+backends with kernels of their own (Metal, Radeon) differ from it in a few costs fitted on the
+later sets (`core.engine_fit.LATER_FITTED`). An engine whose fit rows cannot tell a cost apart takes
 the typical engine's (`replace(TYPICAL, ...)` below), as the fit does; its scheduling is
 always written out, from its own documents.
 
@@ -30,6 +32,7 @@ __all__ = [
     "HF_TRANSFORMERS",
     "LLAMA_CPP",
     "LLAMA_CPP_METAL",
+    "LLAMA_CPP_RADEON",
     "MLX",
     "MOE_LAYER_OVERHEAD_S",
     "SGLANG",
@@ -160,11 +163,11 @@ SGLANG = replace(
 # dequantising kernels fitted on its 7 fit sources (CUDA, Metal, ROCm; mostly GGUF); the
 # rest is the typical engine's. Its CUDA, ROCm and Vulkan backends run a mixture of
 # experts' prompt through matmuls tiled per expert, which pay for part-empty tiles when a
-# micro-batch gives each expert a few dozen tokens: EXPERT_PADDING_TOKENS, fitted on the
-# MoE prefill rows of 13 sources of the later sets (fresh4-fresh12; the fit set has none),
-# `tools/fit_expert_padding.py`. Metal's kernels do not pay it (its MoE prefill rows match
-# the dense costs), so Apple silicon is its own profile with everything else shared.
-EXPERT_PADDING_TOKENS = 160.0
+# micro-batch gives each expert a few dozen tokens: EXPERT_PADDING_TOKENS, fitted per backend on
+# the MoE prefill rows of the later sets (the fit set has none), `tools/fit_expert_padding.py`.
+# Metal's kernels do not pay it (its MoE prefill rows match the dense costs), so Apple silicon
+# is its own profile with everything else shared.
+EXPERT_PADDING_TOKENS = 100.0
 # Its CUDA, ROCm and Vulkan backends launch an MoE layer as a dense layer's matmuls (one
 # indexed matmul per projection) behind a fused top-k, so they pay nothing per MoE layer beyond
 # the per-layer launch; fitted on every such MoE decode row in the sets up to fresh13 (the fit
@@ -197,6 +200,21 @@ LLAMA_CPP_METAL = replace(
     name="llama.cpp (Metal, Apple silicon)",
     expert_padding_tokens=0.0,
     moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
+)
+# On AMD's Radeon cards (RDNA: RX, Radeon PRO, the Radeon iGPUs) its ROCm and Vulkan backends
+# multiply quantised weights at about half the rate of its kernels elsewhere, against a datasheet
+# peak that counts RDNA's matrix (WMMA) rate: its dense prefill there took about 2.2× the
+# estimate across every set (24 rows, 10 sources), its decode did not. So Radeon is its own
+# profile: every cost shared but the dequantising matmuls' share of MFU (fitted on its dense
+# prefill rows of the later sets) and its own expert padding (`core.engine_fit.LATER_FITTED`).
+RADEON_DEQUANT_COMPUTE = 0.48
+RADEON_EXPERT_PADDING_TOKENS = 40.0
+LLAMA_CPP_RADEON = replace(
+    LLAMA_CPP,
+    id="llama.cpp-radeon",
+    name="llama.cpp (ROCm, Vulkan on Radeon)",
+    dequant_compute=RADEON_DEQUANT_COMPUTE,
+    expert_padding_tokens=RADEON_EXPERT_PADDING_TOKENS,
 )
 
 # MLX (mlx-lm on Apple silicon): prompts in steps of 2,048 tokens (prefill_step_size), one
@@ -238,7 +256,8 @@ HF_TRANSFORMERS = replace(
 )
 
 ENGINES = {
-    profile.id: profile for profile in (TYPICAL, VLLM, TRTLLM, SGLANG, LLAMA_CPP, LLAMA_CPP_METAL, MLX, HF_TRANSFORMERS)
+    profile.id: profile
+    for profile in (TYPICAL, VLLM, TRTLLM, SGLANG, LLAMA_CPP, LLAMA_CPP_METAL, LLAMA_CPP_RADEON, MLX, HF_TRANSFORMERS)
 }
 ALIASES = {"calibrated": "typical"}  # the typical engine's name before engines were an input
 

@@ -56,23 +56,29 @@ FITTED: dict[str, tuple[str, ...]] = {
     "sglang": (),
     "llama.cpp": ("mbu", "mfu", "launch_overhead_per_layer_s", "dequant_bandwidth", "dequant_compute"),
     "llama.cpp-metal": ("mbu", "mfu", "launch_overhead_per_layer_s", "dequant_bandwidth", "dequant_compute"),
+    "llama.cpp-radeon": ("mbu", "mfu", "launch_overhead_per_layer_s", "dequant_bandwidth", "dequant_compute"),
     "mlx": ("launch_overhead_per_layer_s", "request_overhead_s"),
     "hf-transformers": ("launch_overhead_per_layer_s",),
 }
 
 
-# Profiles that share a family's fitted costs and differ only in a cost fitted elsewhere:
-# llama.cpp on Apple's Metal is llama.cpp without the expert padding of its other backends.
-SHARES_COSTS_OF = {"llama.cpp-metal": "llama.cpp"}
+# Profiles that share a family's fitted costs and differ only in costs fitted elsewhere: llama.cpp's
+# Metal and Radeon backends (`LATER_FITTED`; Metal has no expert padding).
+SHARES_COSTS_OF = {"llama.cpp-metal": "llama.cpp", "llama.cpp-radeon": "llama.cpp"}
 LOAD_FITTED = ("vllm", "trtllm")  # their core costs come from `core.serving_calibration`
 SHARED = ("moe_layer_overhead_s", "expert_overhead_s")  # one value for every engine, on all MoE rows
-# Engines whose cost per MoE layer is their own, fitted on their rows of the later sets
-# (`fit_own_moe_layer_overhead`): llama.cpp's CUDA, ROCm and Vulkan backends launch an MoE layer
-# as a dense one (an indexed matmul per projection) behind a fused top-k, where vLLM's fused-MoE
-# path sorts tokens by expert first. Every other engine, llama.cpp's Metal backend included (its
-# own value, 105 µs, did not predict a left-out source better), shares one value, fitted on the
-# fit set's MoE rows.
-OWN_MOE_LAYER = ("llama.cpp",)
+# Costs a profile holds of its own, fitted on its rows of the later sets (`fit_later`), which the
+# fit set cannot tell apart; `fit_profiles` keeps them as given and fits the knob for the others
+# without their rows. llama.cpp off Apple: its cost per MoE layer (CUDA, ROCm and Vulkan launch an
+# MoE layer as a dense one, an indexed matmul per projection behind a fused top-k, where vLLM's
+# fused-MoE path sorts tokens by expert first; one value for its two profiles, `OWN_MOE_LAYER`) and
+# its expert padding (per backend); on Radeon, its dequantising matmuls' share of MFU too. Metal
+# keeps the shared cost per MoE layer: its own, 105 µs, did not predict a left-out source better.
+LATER_FITTED: dict[str, tuple[str, ...]] = {
+    "llama.cpp": ("moe_layer_overhead_s", "expert_padding_tokens"),
+    "llama.cpp-radeon": ("moe_layer_overhead_s", "expert_padding_tokens", "dequant_compute"),
+}
+OWN_MOE_LAYER = ("llama.cpp", "llama.cpp-radeon")
 SWEEPS = 2
 # A row more than 2× off counts as 2× off: the fit must not bend the engines' costs towards
 # a broken build or a setup the row does not describe (truncated L1, robust to outliers).
@@ -107,28 +113,38 @@ def _descend(
     profiles: dict[str, EngineProfile],
     families: tuple[str, ...],
     knobs: Iterable[str],
+    later: bool = False,
 ) -> dict[str, EngineProfile]:
     """Coordinate descent of `knobs`, each set to the same value in every one of `families`.
 
     Each knob: every 5th grid value, then every value within 4 steps of the best of those;
     a knob moves only when the loss strictly improves (a knob the rows cannot see stays).
+    Unless fitting the later sets' costs (`later`), a knob a family holds of its own
+    (`LATER_FITTED`) is neither moved in that family nor judged on its rows.
     """
 
-    def with_value(knob: str, value: float) -> dict[str, EngineProfile]:
-        return {**profiles, **{f: replace(profiles[f], **{knob: value}) for f in families}}  # type: ignore[arg-type]
+    def owns(family: str, knob: str) -> bool:
+        return not later and knob in LATER_FITTED.get(family, ())
 
-    best_loss = source_weighted_loss(measurements, profiles)
     for _ in range(SWEEPS):
         for knob in knobs:
+            members = tuple(f for f in families if not owns(f, knob))
+            rows = [m for m in measurements if not owns(m.profile, knob)]
+            if not members or not rows:
+                continue
             grid = GRIDS[knob]
 
-            def score(i: int, knob: str = knob, grid: list[float] = grid) -> float:
-                return source_weighted_loss(measurements, with_value(knob, grid[i]))
+            def with_value(
+                value: float, knob: str = knob, members: tuple[str, ...] = members, base: dict = profiles
+            ) -> dict[str, EngineProfile]:
+                return {**base, **{f: replace(base[f], **{knob: value}) for f in members}}
+
+            def score(i: int, grid: list[float] = grid, rows: list[Measurement] = rows) -> float:
+                return source_weighted_loss(rows, with_value(grid[i]))
 
             pick = best_on_grid(len(grid), score)
-            loss = score(pick)
-            if loss < best_loss - 1e-12:
-                profiles, best_loss = with_value(knob, grid[pick]), loss
+            if score(pick) < source_weighted_loss(rows, profiles) - 1e-12:
+                profiles = with_value(grid[pick])
     return profiles
 
 
@@ -153,8 +169,7 @@ def start_profiles() -> dict[str, EngineProfile]:
     starts = {}
     for family, profile in ENGINES.items():
         moved = set(FITTED[family]) | set(SHARED) | (set(FITTED["typical"]) if family not in LOAD_FITTED else set())
-        if family in OWN_MOE_LAYER:
-            moved.discard("moe_layer_overhead_s")  # fitted on the later sets, not here
+        moved -= set(LATER_FITTED.get(family, ()))  # fitted on the later sets, not here
         costs = {k: START_COSTS[k] for k in moved}
         starts[family] = replace(profile, scheduler_overhead_s=0.0, **costs)  # type: ignore[arg-type]
     return starts
@@ -167,17 +182,15 @@ def fit_profiles(
 
     `typical` is fitted first; the families without load measurements start from its costs
     (a profile in `SHARES_COSTS_OF` is fitted with its family, on both's rows, to one value);
-    then the MoE costs (`SHARED`) on all MoE rows with each row's own engine — the cost per
-    MoE layer one value for every engine but `OWN_MOE_LAYER`'s (kept as given) and on their
-    rows only, the cost per expert one value for all; then each family once more with them in place.
+    then the MoE costs (`SHARED`), one value for every engine, on all MoE rows with each
+    row's own engine (a profile's own costs, `LATER_FITTED`, kept as given); then each family
+    once more with them in place.
     """
     profiles = dict(start or start_profiles())
     by_family: dict[str, list[Measurement]] = defaultdict(list)
     for m in measurements:
         by_family[SHARES_COSTS_OF.get(m.profile, m.profile)].append(m)
     moe = [m for m in measurements if m.is_moe]
-    moe_shared = [m for m in moe if m.profile not in OWN_MOE_LAYER]
-    shared_families = tuple(f for f in profiles if f not in OWN_MOE_LAYER)
     for _ in range(2):
         profiles = _descend(by_family["typical"], profiles, ("typical",), FITTED["typical"])
         profiles = _inherit_typical(profiles)
@@ -185,8 +198,7 @@ def fit_profiles(
             if family != "typical":
                 members = (family, *(p for p, f in SHARES_COSTS_OF.items() if f == family and p in profiles))
                 profiles = _descend(rows, profiles, members, FITTED[family])
-        profiles = _descend(moe_shared, profiles, shared_families, ("moe_layer_overhead_s",))
-        profiles = _descend(moe, profiles, tuple(profiles), ("expert_overhead_s",))
+        profiles = _descend(moe, profiles, tuple(profiles), SHARED)
     return profiles
 
 
@@ -201,18 +213,18 @@ def _inherit_typical(profiles: dict[str, EngineProfile]) -> dict[str, EngineProf
     }
 
 
-# The expert padding of llama.cpp's CUDA, ROCm and Vulkan backends (`core.engine`): no fit-set
-# row measures it, so it is fitted on its own rows of the later sets, robustly (a median of the
-# sources' medians: one source's broken ROCm build, 25-50× off, must not move it).
+# The later sets hold what the fit set cannot tell apart for llama.cpp's backends (`LATER_FITTED`):
+# every set up to fresh14 (all of them, since fresh14 judged the cost per MoE layer). The next
+# set gathered judges them.
+LATER_FITTED_ON = SETS[: SETS.index("fresh14") + 1]
+# The expert padding is fitted robustly (a median of the sources' medians: one source's broken
+# ROCm build, 25-50× off, must not move it).
 PADDING_GRID = [10.0 * x for x in range(0, 101)]  # 0-1,000 tokens
-# The sets it was fitted on: every set up to fresh12 (its rows are in fresh4-fresh12). fresh13 was
-# gathered after, to judge it.
-PADDING_FITTED_ON = SETS[: SETS.index("fresh12") + 1]
 
 
-def padding_rows(measurements: Iterable[Measurement]) -> list[Measurement]:
-    """The rows that see the padding: a mixture of experts' prefill (TTFT) on llama.cpp off Apple."""
-    return [m for m in measurements if m.profile == "llama.cpp" and m.is_moe and m.metric == "ttft_ms"]
+def padding_rows(measurements: Iterable[Measurement], family: str = "llama.cpp") -> list[Measurement]:
+    """The rows that see a backend's padding: a mixture of experts' prefill (TTFT) on it."""
+    return [m for m in measurements if m.profile == family and m.is_moe and m.metric == "ttft_ms"]
 
 
 def estimated_with_padding(measurement: Measurement, padding_tokens: float) -> float:
@@ -230,31 +242,57 @@ def own_padding_tokens(measurement: Measurement) -> float:
     return min(PADDING_GRID, key=log_error)
 
 
-def fit_expert_padding(measurements: Iterable[Measurement]) -> float:
+def fit_expert_padding(measurements: Iterable[Measurement], family: str = "llama.cpp") -> float:
     """The median over sources of each source's median own padding (`own_padding_tokens`), on the grid."""
     by_source: dict[str, list[float]] = defaultdict(list)
-    for m in padding_rows(measurements):
+    for m in padding_rows(measurements, family):
         by_source[m.source_id].append(own_padding_tokens(m))
     return statistics.median_low([statistics.median_low(values) for values in by_source.values()])
 
 
-# llama.cpp's own cost per MoE layer (`OWN_MOE_LAYER`), per backend: the fit set has three such
-# rows, so it is fitted on every MoE decode row of that backend in the sets up to fresh13 (which
-# makes them in-sample for it), with the fit's own loss. The first set gathered after judges it.
-OWN_MOE_FITTED_ON = SETS[: SETS.index("fresh13") + 1]
+def own_moe_rows(measurements: Iterable[Measurement], families: tuple[str, ...] = OWN_MOE_LAYER) -> list[Measurement]:
+    """The rows that see a cost per MoE layer: a mixture of experts decoding on one of `families`."""
+    return [m for m in measurements if m.profile in families and m.is_moe and m.metric != "ttft_ms"]
 
 
-def own_moe_rows(measurements: Iterable[Measurement], family: str) -> list[Measurement]:
-    """The rows that see a backend's cost per MoE layer: a mixture of experts decoding on it."""
-    return [m for m in measurements if m.profile == family and m.is_moe and m.metric != "ttft_ms"]
-
-
-def fit_own_moe_layer_overhead(measurements: Iterable[Measurement], family: str) -> float:
-    """The family's cost per MoE layer that minimises `source_weighted_loss` on its MoE decode rows.
+def fit_own_moe_layer_overhead(measurements: Iterable[Measurement], families: tuple[str, ...] = OWN_MOE_LAYER) -> float:
+    """One cost per MoE layer for `families`, minimising `source_weighted_loss` on their MoE decode rows.
 
     Every other cost as shipped; the descent starts from no cost, so the value does not
     depend on the one it replaces.
     """
-    profiles = {**ENGINES, family: replace(ENGINES[family], moe_layer_overhead_s=0.0)}
-    fitted = _descend(own_moe_rows(measurements, family), profiles, (family,), ("moe_layer_overhead_s",))
-    return fitted[family].moe_layer_overhead_s
+    profiles = {**ENGINES, **{f: replace(ENGINES[f], moe_layer_overhead_s=0.0) for f in families}}
+    rows = own_moe_rows(measurements, families)
+    return _descend(rows, profiles, families, ("moe_layer_overhead_s",), later=True)[families[0]].moe_layer_overhead_s
+
+
+def radeon_dequant_rows(measurements: Iterable[Measurement]) -> list[Measurement]:
+    """The rows that see Radeon's dequantising matmuls alone: a dense model's prefill on llama.cpp-radeon."""
+    return [m for m in measurements if m.profile == "llama.cpp-radeon" and not m.is_moe and m.metric == "ttft_ms"]
+
+
+def fit_radeon_dequant_compute(measurements: Iterable[Measurement]) -> float:
+    """llama.cpp-radeon's dequantising share of MFU minimising `source_weighted_loss` on its dense prefill rows."""
+    profiles = {**ENGINES, "llama.cpp-radeon": replace(ENGINES["llama.cpp-radeon"], dequant_compute=1.0)}
+    rows = radeon_dequant_rows(measurements)
+    return _descend(rows, profiles, ("llama.cpp-radeon",), ("dequant_compute",), later=True)[
+        "llama.cpp-radeon"
+    ].dequant_compute
+
+
+def fit_later(measurements: Iterable[Measurement]) -> dict[str, dict[str, float]]:
+    """Every `LATER_FITTED` cost on `measurements`, each with the shipped others in place.
+
+    In the order each is seen alone: the cost per MoE layer on decode, Radeon's dequantising
+    share on dense prefill, then each backend's padding on MoE prefill.
+    """
+    rows = list(measurements)
+    moe_layer = fit_own_moe_layer_overhead(rows)
+    return {
+        "llama.cpp": {"moe_layer_overhead_s": moe_layer, "expert_padding_tokens": fit_expert_padding(rows)},
+        "llama.cpp-radeon": {
+            "moe_layer_overhead_s": moe_layer,
+            "expert_padding_tokens": fit_expert_padding(rows, "llama.cpp-radeon"),
+            "dequant_compute": fit_radeon_dequant_compute(rows),
+        },
+    }

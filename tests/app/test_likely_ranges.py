@@ -5,7 +5,7 @@ The real case is Llama 3.1 8B on one H100 SXM under vLLM, batch 1, 200-token pro
 reply (`python -m core estimate --model llama-3.1-8b --gpu h100-sxm --engine vllm --json`):
 TTFT 61.437 ms, TPOT 7.4503 ms, total 3,786.56 ms (decode 3,725.13 ms), 132.05 tok/s. Its regime
 is "batch 1", where vLLM has measurements, so the range is calibrated and `core.ranges.SPREADS`
-gives TTFT (-0.30, 1.62) and TPOT (-0.17, 0.92): × e^-0.30 = 0.74082 to × e^1.62 = 5.05309 and
+gives TTFT (-0.33, 1.62) and TPOT (-0.17, 0.92): × e^-0.33 = 0.71892 to × e^1.62 = 5.05309 and
 × e^-0.17 = 0.84366 to × e^0.92 = 2.50929. Ranges are shown to two significant figures, the low
 end rounded down and the high end up.
 """
@@ -25,15 +25,15 @@ from core.scenario import Scenario
 
 LLAMA_8B_VLLM = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm"}
 EXPECTED_8B = {
-    # 61.437 ms × 0.74082 = 45.51 → 45; × 5.05309 = 310.45 → 320
-    "Time to first token": "likely 45–320 ms",
+    # 61.437 ms × 0.71892 = 44.17 → 44; × 5.05309 = 310.45 → 320
+    "Time to first token": "likely 44–320 ms",
     # 7.4503 ms × 0.84366 = 6.2856 → 6.2; × 2.50929 = 18.69 → 19
     "Time per output token": "likely 6.2–19 ms",
-    # 45.51 + 3,725.13 × 0.84366 = 3,188.3 ms → 3.1 s; 310.45 + 3,725.13 × 2.50929 = 9,657.9 ms → 9.7 s
+    # 44.17 + 3,725.13 × 0.84366 = 3,186.9 ms → 3.1 s; 310.45 + 3,725.13 × 2.50929 = 9,657.9 ms → 9.7 s
     "Total latency": "likely 3.1–9.7 s",
     # one user's stream is 1 ÷ TPOT: 1 ÷ 18.69 ms = 53.5 → 53; 1 ÷ 6.2856 ms = 159.1 → 160
     "Each user's stream": "likely 53–160 tok/s",
-    # 500 tokens ÷ 9.6579 s = 51.8 → 51; ÷ 3.1883 s = 156.8 → 160
+    # 500 tokens ÷ 9.6579 s = 51.8 → 51; ÷ 3.1869 s = 156.9 → 160
     "Whole batch's output": "likely 51–160 tok/s",
 }
 CALIBRATED_8B = "calibrated on vLLM measurements at batch 1"
@@ -156,8 +156,8 @@ def test_the_band_is_cores_total_range_at_every_length() -> None:
     low, high = band
     assert (low[0], high[0]) == (pytest.approx(rng.ttft_low_s), pytest.approx(rng.ttft_high_s))  # M = 0: TTFT's
     assert (low[-1], high[-1]) == (pytest.approx(rng.total_low_s), pytest.approx(rng.total_high_s))
-    # halfway: 45.51 + 1,862.56 × 0.84366 = 1,616.9 ms; 310.45 + 1,862.56 × 2.50929 = 4,984.2 ms
-    assert low[1] == pytest.approx(1.6169, rel=1e-3) and high[1] == pytest.approx(4.9842, rel=1e-3)
+    # halfway: 44.17 + 1,862.56 × 0.84366 = 1,615.5 ms; 310.45 + 1,862.56 × 2.50929 = 4,984.2 ms
+    assert low[1] == pytest.approx(1.6155, rel=1e-3) and high[1] == pytest.approx(4.9842, rel=1e-3)
     assert likely.latency_band(estimate(Scenario.lesson()), [3.50933]) is None
 
 

@@ -150,10 +150,14 @@ PINNED = {
     ("fresh4", "all", "all"): 29.4,  # 30.1 before llama.cpp's own cost per MoE layer; 30.4 before the expert padding
     ("fresh4", "batch", "batch 1"): 28,  # 30.6 before the expert padding
     ("fresh4", "batch", "batch > 1"): 30.4,
-    ("fresh4", "moe", "MoE"): 16.1,  # 17.4 before llama.cpp's own cost per MoE layer; 21.6 before the expert padding
+    (
+        "fresh4",
+        "moe",
+        "MoE",
+    ): 23.2,  # 16.1 before llama.cpp's Radeon backend; 17.4 before llama.cpp's own cost per MoE layer; 21.6 before the expert padding
     ("fresh4", "bits", "weights < 8 bits"): 26.9,  # 26.6 before llama.cpp's own cost per MoE layer
     ("fresh4", "metric", "tpot_ms"): 13.3,  # 13.8 before llama.cpp's own cost per MoE layer
-    ("fresh4", "metric", "ttft_ms"): 46.4,  # 52.5 before the expert padding
+    ("fresh4", "metric", "ttft_ms"): 37.6,  # 46.4 before llama.cpp's Radeon backend; 52.5 before the expert padding
     # The fresh5 set: nine sources gathered beside fresh4, judged once with nothing changed (59.3 %;
     # fresh4 and fresh5 together 33.1 %). Left out: an SGLang PR that names no GPU.
     ("fresh5", "all", "all"): 45.3,  # 50.6 before llama.cpp's own cost per MoE layer; 59.3 before the expert padding
@@ -161,18 +165,22 @@ PINNED = {
         "fresh5",
         "batch",
         "batch 1",
-    ): 36.3,  # 30.9 before llama.cpp's own cost per MoE layer; 32.9 before the expert padding
+    ): 39.8,  # 36.3 before llama.cpp's Radeon backend; 30.9 before llama.cpp's own cost per MoE layer; 32.9 before the expert padding
     ("fresh5", "batch", "batch > 1"): 122.6,  # 140.4 before llama.cpp's own cost per MoE layer
     # 90.9 before the expert padding, which overcharges the RTX 3090's gpt-oss-20b prefill (2.1x too
     # slow): that card's dense llama.cpp prefill is already 1.6-1.8x slower estimated than measured.
-    ("fresh5", "moe", "MoE"): 106.5,  # 108.1 before llama.cpp's own cost per MoE layer
+    (
+        "fresh5",
+        "moe",
+        "MoE",
+    ): 83.8,  # 106.5 before llama.cpp's Radeon backend; 108.1 before llama.cpp's own cost per MoE layer
     (
         "fresh5",
         "bits",
         "weights < 8 bits",
-    ): 36.9,  # 32.9 before llama.cpp's own cost per MoE layer; 51.1 before the expert padding
+    ): 40.4,  # 36.9 before llama.cpp's Radeon backend; 32.9 before llama.cpp's own cost per MoE layer; 51.1 before the expert padding
     ("fresh5", "metric", "tpot_ms"): 25.9,  # 28.7 before llama.cpp's own cost per MoE layer
-    ("fresh5", "metric", "ttft_ms"): 31.9,  # 68.2 before the expert padding
+    ("fresh5", "metric", "ttft_ms"): 44.4,  # 31.9 before llama.cpp's Radeon backend; 68.2 before the expert padding
     # The fresh6 set: two sources judged once with nothing changed (15.0 %). Left out first, by the
     # rule that one author's PRs are one source: 21 rows of two llama.cpp authors already in fresh4
     # and the fit set.
@@ -184,48 +192,76 @@ PINNED = {
     ("fresh6", "metric", "ttft_ms"): 21.2,
     # The fresh7 set: eight sources, mostly MoE, gathered after the ranges were sized on every other
     # held-out set; judged once with the model and the ranges frozen (31.0 %).
-    ("fresh7", "all", "all"): 24.4,  # 30.4 before llama.cpp's own cost per MoE layer; 31 before the expert padding
+    (
+        "fresh7",
+        "all",
+        "all",
+    ): 22.1,  # 24.4 before llama.cpp's Radeon backend; 30.4 before llama.cpp's own cost per MoE layer; 31 before the expert padding
     (
         "fresh7",
         "batch",
         "batch 1",
-    ): 20.5,  # 30.4 before llama.cpp's own cost per MoE layer; 31 before the expert padding
+    ): 19.5,  # 20.5 before llama.cpp's Radeon backend; 30.4 before llama.cpp's own cost per MoE layer; 31 before the expert padding
     ("fresh7", "batch", "batch > 1"): 30.5,  # 30.1 before llama.cpp's own cost per MoE layer
-    ("fresh7", "moe", "MoE"): 32.2,  # 33.5 before llama.cpp's own cost per MoE layer; 46.2 before the expert padding
+    (
+        "fresh7",
+        "moe",
+        "MoE",
+    ): 34,  # 32.2 before llama.cpp's Radeon backend; 33.5 before llama.cpp's own cost per MoE layer; 46.2 before the expert padding
     (
         "fresh7",
         "bits",
         "weights < 8 bits",
-    ): 24.4,  # 30.8 before llama.cpp's own cost per MoE layer; 42.0 as judged, 38.8 before the expert padding
+    ): 20.5,  # 24.4 before llama.cpp's Radeon backend; 30.8 before llama.cpp's own cost per MoE layer; 42.0 as judged, 38.8 before the expert padding
     ("fresh7", "metric", "tpot_ms"): 14.9,  # 20.6 before llama.cpp's own cost per MoE layer
-    ("fresh7", "metric", "ttft_ms"): 56.2,  # 79.7 as judged; 79.1 before the expert padding
+    (
+        "fresh7",
+        "metric",
+        "ttft_ms",
+    ): 47.9,  # 56.2 before llama.cpp's Radeon backend; 79.7 as judged; 79.1 before the expert padding
     (
         "fresh7",
         "vendor",
         "AMD",
-    ): 15.7,  # 30.8 before llama.cpp's own cost per MoE layer; Radeon and RX cards (Strix Halo, RX 7900 XT) are AMD's
+    ): 14.5,  # 15.7 before llama.cpp's Radeon backend; 30.8 before llama.cpp's own cost per MoE layer; Radeon and RX cards (Strix Halo, RX 7900 XT) are AMD's
     # The fresh8 set: five sources of single requests (Strix Halo, an M4 Max, RTX 3080/4090, one H100),
     # gathered after fresh7 was seen; judged once with the model and the ranges frozen (14.1 %).
-    ("fresh8", "all", "all"): 9,  # 12.1 before llama.cpp's own cost per MoE layer; 14.1 before the expert padding
-    ("fresh8", "moe", "MoE"): 10.2,  # 12.1 before llama.cpp's own cost per MoE layer; 16 before the expert padding
+    (
+        "fresh8",
+        "all",
+        "all",
+    ): 8.6,  # 9 before llama.cpp's Radeon backend; 12.1 before llama.cpp's own cost per MoE layer; 14.1 before the expert padding
+    (
+        "fresh8",
+        "moe",
+        "MoE",
+    ): 9.6,  # 10.2 before llama.cpp's Radeon backend; 12.1 before llama.cpp's own cost per MoE layer; 16 before the expert padding
     (
         "fresh8",
         "bits",
         "weights < 8 bits",
-    ): 9,  # 12.8 before llama.cpp's own cost per MoE layer; 15.5 before the expert padding
+    ): 8.6,  # 9 before llama.cpp's Radeon backend; 12.8 before llama.cpp's own cost per MoE layer; 15.5 before the expert padding
     ("fresh8", "metric", "tpot_ms"): 8.2,  # 10.8 before llama.cpp's own cost per MoE layer
-    ("fresh8", "metric", "ttft_ms"): 39,  # 73.1 as judged, 66.6 before the expert padding
+    (
+        "fresh8",
+        "metric",
+        "ttft_ms",
+    ): 11.6,  # 39 before llama.cpp's Radeon backend; 73.1 as judged, 66.6 before the expert padding
     (
         "fresh8",
         "vendor",
         "AMD",
-    ): 10.7,  # 12.8 before llama.cpp's own cost per MoE layer; 55.7 as judged, 48.6 before the expert padding
+    ): 8.1,  # 10.7 before llama.cpp's Radeon backend; 12.8 before llama.cpp's own cost per MoE layer; 55.7 as judged, 48.6 before the expert padding
     ("fresh8", "vendor", "Apple"): 7.1,  # 9.9 before llama.cpp's own cost per MoE layer
     # The fresh9 set: two sources (Argonne's static batches on H100/A100 under vLLM and TensorRT-LLM,
     # 36 rows; a Strix Halo llama-server, 12), gathered after fresh8 was seen; judged once with the
     # model and ranges frozen. Every slice of issue 8's target is inside it here, on two sources only.
-    ("fresh9", "all", "all"): 10.3,  # 10 before llama.cpp's own cost per MoE layer
-    ("fresh9", "batch", "batch 1"): 12.5,
+    (
+        "fresh9",
+        "all",
+        "all",
+    ): 9.9,  # 10.3 before llama.cpp's Radeon backend; 10 before llama.cpp's own cost per MoE layer
+    ("fresh9", "batch", "batch 1"): 11.4,  # 12.5 before llama.cpp's Radeon backend
     ("fresh9", "batch", "batch > 1"): 8.3,
     ("fresh9", "moe", "MoE"): 14.1,  # 13.7 before llama.cpp's own cost per MoE layer; 15.1 before the expert padding
     ("fresh9", "engine", "vllm"): 6.0,
@@ -234,7 +270,7 @@ PINNED = {
         "fresh9",
         "metric",
         "ttft_ms",
-    ): 62.1,  # the Radeon 8060S's prefill at 1.6k-37k tokens, once more; 79 before the expert padding
+    ): 44.8,  # 62.1 before llama.cpp's Radeon backend; the Radeon 8060S's prefill at 1.6k-37k tokens, once more; 79 before the expert padding
     # The fresh10 set: three sources of single requests (Llama 2 7B on an RTX 6000 Ada through Triton,
     # vLLM and TensorRT-LLM; two llama.cpp PRs' RX 7900 XTX tables), gathered beside fresh9, judged once.
     ("fresh10", "all", "all"): 10.8,  # 10.9 before the expert padding
@@ -242,9 +278,9 @@ PINNED = {
         "fresh10",
         "moe",
         "MoE",
-    ): 25.3,  # 25.7 before llama.cpp's own cost per MoE layer; 57.1 as judged and before the padding
+    ): 18.4,  # 25.3 before llama.cpp's Radeon backend; 25.7 before llama.cpp's own cost per MoE layer; 57.1 as judged and before the padding
     ("fresh10", "vendor", "NVIDIA"): 9.9,
-    ("fresh10", "metric", "ttft_ms"): 29.8,  # 51.9 before the expert padding
+    ("fresh10", "metric", "ttft_ms"): 30.3,  # 29.8 before llama.cpp's Radeon backend; 51.9 before the expert padding
     # The fresh11 set: four sources on datacenter GPUs (HF transformers' quantized paths on an A100 and
     # an H100, DeepSeek-R1 request streams on 8 x H200, SGLang 0.4.1's DeepSeek-V3, TensorRT-LLM's GPT-J).
     ("fresh11", "all", "all"): 37.9,  # 39.3 before llama.cpp's own cost per MoE layer
@@ -253,43 +289,59 @@ PINNED = {
     ("fresh11", "engine", "trtllm"): 5.9,
     # The fresh12 set: five sources on consumer GPUs and Apple silicon (two of them weak: an
     # unmoderated benchmark repository, assumed lengths), gathered after fresh10, judged once.
-    ("fresh12", "all", "all"): 26.3,  # 30.6 before llama.cpp's own cost per MoE layer; 36.8 before the expert padding
+    (
+        "fresh12",
+        "all",
+        "all",
+    ): 28.7,  # 26.3 before llama.cpp's Radeon backend; 30.6 before llama.cpp's own cost per MoE layer; 36.8 before the expert padding
     (
         "fresh12",
         "batch",
         "batch 1",
-    ): 19.6,  # 28 before llama.cpp's own cost per MoE layer; 36.2 before the expert padding
+    ): 24.2,  # 19.6 before llama.cpp's Radeon backend; 28 before llama.cpp's own cost per MoE layer; 36.2 before the expert padding
     (
         "fresh12",
         "moe",
         "MoE",
-    ): 19.5,  # 32.6 before llama.cpp's own cost per MoE layer; 61.6 as judged (Ollama's MoE prefill) and before the padding
+    ): 30,  # 19.5 before llama.cpp's Radeon backend; 32.6 before llama.cpp's own cost per MoE layer; 61.6 as judged (Ollama's MoE prefill) and before the padding
     ("fresh12", "metric", "tpot_ms"): 18.4,  # 25.3 before llama.cpp's own cost per MoE layer
     # The fresh13 set: eleven sources of llama.cpp on NVIDIA, AMD, Intel and Apple GPUs (mostly
     # MoE), gathered after the expert padding was fitted, judged once with the model frozen. Its
     # four rows that pay the padding: 47.1 % with it, 42.5 % without (three better, one worse).
     # In-sample since for llama.cpp's own cost per MoE layer (fitted on every set up to it).
-    ("fresh13", "all", "all"): 34,  # 36.2 before llama.cpp's own cost per MoE layer
-    ("fresh13", "moe", "MoE"): 34.9,  # 41.4 before llama.cpp's own cost per MoE layer
+    (
+        "fresh13",
+        "all",
+        "all",
+    ): 30.3,  # 34 before llama.cpp's Radeon backend; 36.2 before llama.cpp's own cost per MoE layer
+    (
+        "fresh13",
+        "moe",
+        "MoE",
+    ): 34,  # 34.9 before llama.cpp's Radeon backend; 41.4 before llama.cpp's own cost per MoE layer
     ("fresh13", "engine", "llama.cpp"): 34,  # 36.2 before llama.cpp's own cost per MoE layer
     ("fresh13", "engine", "llama.cpp-metal"): 30.2,
-    ("fresh13", "metric", "ttft_ms"): 38,  # 38.8 before llama.cpp's own cost per MoE layer
+    (
+        "fresh13",
+        "metric",
+        "ttft_ms",
+    ): 33.3,  # 38 before llama.cpp's Radeon backend; 38.8 before llama.cpp's own cost per MoE layer
     ("fresh13", "metric", "tpot_ms"): 30.3,  # 28 before llama.cpp's own cost per MoE layer
     # The fresh14 set: eleven sources of llama.cpp on NVIDIA, AMD and Apple GPUs (mostly MoE), gathered
     # after llama.cpp's own cost per MoE layer was fitted, judged once with the model frozen (the model
     # before it, 1052177: 28.2 %, MoE 24.5 %, TPOT 17.4 %). Its 10 MoE decode rows off Apple: 14.2 %
     # with the cost at 0 µs, 30.7 % at the shared 80 µs.
-    ("fresh14", "all", "all"): 27.3,
-    ("fresh14", "moe", "MoE"): 21.3,
-    ("fresh14", "bits", "weights < 8 bits"): 23.2,
-    ("fresh14", "engine", "llama.cpp"): 27.3,
+    ("fresh14", "all", "all"): 14.3,  # 27.3 as judged, before llama.cpp's Radeon backend was fitted on it
+    ("fresh14", "moe", "MoE"): 18.7,  # 21.3 as judged
+    ("fresh14", "bits", "weights < 8 bits"): 16.3,  # 23.2 as judged
+    ("fresh14", "engine", "llama.cpp"): 14,  # 27.3 as judged
     ("fresh14", "engine", "llama.cpp-metal"): 17.9,
-    ("fresh14", "metric", "ttft_ms"): 51.9,
+    ("fresh14", "metric", "ttft_ms"): 21.5,  # 51.9 as judged
     ("fresh14", "metric", "tpot_ms"): 10.0,
 }
 # The likely ranges' coverage (share of rows inside their range), pinned from below. The ranges
 # are sized on every one of these sets (core.ranges.SIZED_ON), so these say the sizing holds set by
-# set; how it holds on a set it has not seen is test_ranges' leave-one-set-out figure (79.5 %).
+# set; how it holds on a set it has not seen is test_ranges' leave-one-set-out figure (79.9 %).
 PINNED_COVERAGE = {
     ("validation", "all"): 0.84,
     ("test", "all"): 0.86,  # 0.88 before llama.cpp's own cost per MoE layer
@@ -297,23 +349,29 @@ PINNED_COVERAGE = {
     ("test", "batch > 1"): 0.99,
     ("test", "MoE"): 0.85,  # 0.9 before llama.cpp's own cost per MoE layer
     ("fresh", "all"): 0.81,
-    ("fresh2", "all"): 0.83,  # 0.84 before the expert padding moved the MoE TTFT range
+    (
+        "fresh2",
+        "all",
+    ): 0.85,  # 0.83 before llama.cpp's Radeon backend; 0.84 before the expert padding moved the MoE TTFT range
     ("fresh3", "all"): 0.91,
     ("fresh4", "all"): 0.80,  # 0.82 before the expert padding moved the MoE TTFT range
-    ("fresh5", "all"): 0.71,
+    ("fresh5", "all"): 0.68,  # 0.71 before llama.cpp's Radeon backend
     ("fresh6", "all"): 0.66,
     # The sets these ranges were not sized on (leave-one-set-out expected 80 %); as judged, 0.69 and
     # 0.70, before the Radeon 8060S preset took the microbenchmarks' compute share for that chip.
-    ("fresh7", "all"): 0.74,  # 0.71 before llama.cpp's own cost per MoE layer
+    ("fresh7", "all"): 0.76,  # 0.74 before llama.cpp's Radeon backend; 0.71 before llama.cpp's own cost per MoE layer
     ("fresh8", "all"): 0.86,  # 0.8 before llama.cpp's own cost per MoE layer
     ("fresh9", "all"): 0.93,  # 0.89 before llama.cpp's own cost per MoE layer; 43 of 48 as judged
-    ("fresh10", "all"): 1.0,  # 13 of 13 as judged
+    ("fresh10", "all"): 0.92,  # 1 before llama.cpp's Radeon backend; 13 of 13 as judged
     ("fresh11", "all"): 0.92,  # 23 of 25 as judged
     (
         "fresh12",
         "all",
     ): 0.71,  # 0.75 before llama.cpp's own cost per MoE layer; 20 of 32 as judged, 24 with the expert padding
-    ("fresh13", "all"): 0.72,  # 0.68 before llama.cpp's own cost per MoE layer; 17 of 25 as judged
+    (
+        "fresh13",
+        "all",
+    ): 0.8,  # 0.72 before llama.cpp's Radeon backend; 0.68 before llama.cpp's own cost per MoE layer; 17 of 25 as judged
     ("fresh14", "all"): 0.9,  # 28 of 31 as judged
 }
 
@@ -334,7 +392,8 @@ def test_median_error_is_pinned(medians, key, pinned_pct):
 
 def test_the_two_sets_judged_last_together(sets):
     # fresh9 and fresh10, each judged once with the same frozen model: 61 rows, 5 sources, issue 8's
-    # slices (batch 1, batch > 1, MoE) as judged: 10.7 % overall, 12.3 %, 8.3 % and 15.7 %.
+    # slices (batch 1, batch > 1, MoE) as judged: 10.7 % overall, 12.3 %, 8.3 % and 15.7 % (MoE 16.2 %
+    # since llama.cpp's Radeon backend: their Strix Halo rows are in-sample for it).
     rows = sets["fresh9"] + sets["fresh10"]
     errors = [percentage_error(predict(m), m.value) for m in rows]
     by_slice = {(e.slice, e.value): (e.rows, e.sources, e.median_abs_pct) for e in slice_errors(rows, errors)}
@@ -343,7 +402,7 @@ def test_the_two_sets_judged_last_together(sets):
         ("all", "all"): 10.7,
         ("batch", "batch 1"): 12.3,
         ("batch", "batch > 1"): 8.3,
-        ("moe", "MoE"): 15.7,
+        ("moe", "MoE"): 16.2,
     }.items():
         assert by_slice[key][2] <= pinned + 0.2, key
 

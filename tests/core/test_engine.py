@@ -36,7 +36,8 @@ def test_bad_profiles_name_the_field():
     with pytest.raises(ValueError, match="max_sequences"):
         replace(VLLM, max_sequences=10_000)  # more sequences than the token budget can decode
     with pytest.raises(
-        ValueError, match="engine must be one of typical, vllm, trtllm, sglang, llama.cpp, llama.cpp-metal, mlx"
+        ValueError,
+        match="engine must be one of typical, vllm, trtllm, sglang, llama.cpp, llama.cpp-metal, llama.cpp-radeon, mlx",
     ):
         engine("deepspeed")
     assert engine("trtllm") is TRTLLM
@@ -65,6 +66,7 @@ def test_a_profiles_costs_are_bounded_as_the_efficiency_they_become(name, too_hi
         "sglang",
         "llama.cpp",
         "llama.cpp-metal",
+        "llama.cpp-radeon",
         "mlx",
         "hf-transformers",
     }

@@ -14,18 +14,20 @@ from core.engine import (
     EXPERT_PADDING_TOKENS,
     LLAMA_CPP,
     LLAMA_CPP_MOE_LAYER_OVERHEAD_S,
+    LLAMA_CPP_RADEON,
     MOE_LAYER_OVERHEAD_S,
+    RADEON_DEQUANT_COMPUTE,
+    RADEON_EXPERT_PADDING_TOKENS,
     TYPICAL,
     VLLM,
 )
 from core.engine_fit import (
-    OWN_MOE_FITTED_ON,
-    OWN_MOE_LAYER,
-    PADDING_FITTED_ON,
-    fit_expert_padding,
-    fit_own_moe_layer_overhead,
+    LATER_FITTED,
+    LATER_FITTED_ON,
+    fit_later,
     own_moe_rows,
     padding_rows,
+    radeon_dequant_rows,
 )
 from core.fields import flat_text, inputs
 from core.iteration import iteration
@@ -187,22 +189,22 @@ def test_a_published_row_takes_the_shares_of_the_gpu_it_names():
     assert (unknown.scenario.gpu.sustained_bandwidth_share, unknown.scenario.gpu.sustained_compute_share) == (1, 1)
 
 
-# llama.cpp's expert padding off Apple (160 tokens per touched expert per micro-batch of 512).
-# Qwen3-30B-A3B: (30.53 - 3.35) B / (128 - 8) experts = 0.2265 B params per expert over its 48
-# layers, so one padded expert costs 2 × 0.2265e9 × 160 = 72.48 GFLOP.
-PER_PADDED_EXPERT_FLOPS = 2 * (30.53e9 - 3.35e9) / 120 * 160
+# llama.cpp's expert padding off Apple and off Radeon (100 tokens per touched expert per micro-batch
+# of 512). Qwen3-30B-A3B: (30.53 - 3.35) B / (128 - 8) experts = 0.2265 B params per expert over its
+# 48 layers, so one padded expert costs 2 × 0.2265e9 × 100 = 45.30 GFLOP.
+PER_PADDED_EXPERT_FLOPS = 2 * (30.53e9 - 3.35e9) / 120 * 100
 
 
 @pytest.mark.parametrize(
     ("prompt_tokens", "padding_flops"),
     [
         # 2,048 tokens → 4 micro-batches of 512, each touching all 128 experts
-        # (128 × (1 - (120/128)^512) = 128 - 6e-13): 72.48e9 × 128 × 4 = 37.11 TFLOP.
+        # (128 × (1 - (120/128)^512) = 128 - 6e-13): 45.30e9 × 128 × 4 = 23.19 TFLOP.
         (2048, PER_PADDED_EXPERT_FLOPS * 128 * 4),
         # 600 tokens → 2 micro-batches (512 + 88), each counted as a full one touches (all 128; 88
-        # tokens alone would touch 127.6): 18.56 TFLOP.
+        # tokens alone would touch 127.6): 11.60 TFLOP.
         (600, PER_PADDED_EXPERT_FLOPS * 128 * 2),
-        # 4 tokens touch 128 × (1 - 0.9375^4) = 29.12 experts: 72.48e9 × 29.12 = 2.111 TFLOP.
+        # 4 tokens touch 128 × (1 - 0.9375^4) = 29.12 experts: 45.30e9 × 29.12 = 1.319 TFLOP.
         (4, PER_PADDED_EXPERT_FLOPS * 128 * (1 - 0.9375**4)),
     ],
 )
@@ -210,20 +212,20 @@ def test_expert_padding_counts_every_touched_expert_in_every_micro_batch(prompt_
     model = presets.model("qwen3-30b-a3b")
     scenario = Scenario(model, presets.gpu("h100-sxm"), FP16, efficiency_base("llama.cpp", model), Workload())
     assert float(expert_padding_flops(model, scenario.machine, prompt_tokens)) == pytest.approx(padding_flops, rel=1e-9)
-    assert padding_flops == pytest.approx({2048: 37.11e12, 600: 18.56e12, 4: 2.111e12}[prompt_tokens], rel=1e-3)
+    assert padding_flops == pytest.approx({2048: 23.19e12, 600: 11.60e12, 4: 1.319e12}[prompt_tokens], rel=1e-3)
 
 
 def test_llama_cpp_off_apple_prefills_a_mixture_of_experts_slower_by_its_padding_alone():
     # Qwen3-30B-A3B in 16-bit on one H100, a 2,048-token prompt: compute-bound (13.7 TFLOP of
     # weights against 61 GB read), so the CUDA backend's TTFT is the same engine's without padding
-    # plus the padding at the weights' rate: 37.11e12 / (989.5e12 × 0.64) = 58.6 ms. Decode pays nothing.
+    # plus the padding at the weights' rate: 23.19e12 / (989.5e12 × 0.64) = 36.6 ms. Decode pays nothing.
     model = presets.model("qwen3-30b-a3b")
     cuda = estimate_on("qwen3-30b-a3b", "h100-sxm", "llama.cpp", prompt_tokens=2048, output_tokens=64)
     unpadded = replace(LLAMA_CPP, expert_padding_tokens=0.0).efficiency(model)
     plain = estimate(replace(cuda.scenario, efficiency=unpadded))
     assert cuda.prefill.compute_time_s > cuda.prefill.memory_time_s
     assert cuda.ttft_s - plain.ttft_s == pytest.approx(PER_PADDED_EXPERT_FLOPS * 512 / (989.5e12 * 0.64), rel=1e-9)
-    assert cuda.ttft_s - plain.ttft_s == pytest.approx(58.6e-3, rel=1e-3)
+    assert cuda.ttft_s - plain.ttft_s == pytest.approx(36.62e-3, rel=1e-3)
     assert cuda.prefill.flops == plain.prefill.flops  # padding is time, not the model's maths
     assert cuda.tpot_s == plain.tpot_s
 
@@ -237,7 +239,7 @@ def test_a_dense_model_pays_no_expert_padding():
 
 def test_the_load_model_charges_the_padding_on_prompt_tokens_only():
     # One iteration of 8 decodes beside a 512-token chunk: the padding of one micro-batch of 512
-    # (72.48e9 × 128 = 9.277 TFLOP) on top of the same iteration on Metal; 8 decodes alone: none.
+    # (45.30e9 × 128 = 5.798 TFLOP) on top of the same iteration on Metal; 8 decodes alone: none.
     model = presets.model("qwen3-30b-a3b")
 
     def replica(engine_id):
@@ -250,34 +252,75 @@ def test_the_load_model_charges_the_padding_on_prompt_tokens_only():
     assert iteration(cuda, 8, 1000).compute_time_s == iteration(metal, 8, 1000).compute_time_s
 
 
-def test_llama_cpp_rows_on_apple_silicon_run_on_the_metal_profile():
+def test_llama_cpp_rows_run_on_their_backends_profile():
     rows = [m for name in SETS for m in load(name) if m.engine in ("llama.cpp", "ollama")]
-    assert {m.profile for m in rows if m.vendor == "Apple"} == {"llama.cpp-metal"}
-    assert {m.profile for m in rows if m.vendor != "Apple"} == {"llama.cpp"}
-    # Metal shares every fitted cost but the padding and the cost per MoE layer.
-    metal = ENGINES["llama.cpp-metal"]
+    gpus = {
+        profile: {m.scenario.gpu.name for m in rows if m.profile == profile} for profile in {m.profile for m in rows}
+    }
+    assert set(gpus) == {"llama.cpp", "llama.cpp-metal", "llama.cpp-radeon"}
+    assert all(name.startswith("M") and name[1].isdigit() for name in gpus["llama.cpp-metal"])  # M1-M4 Macs
+    assert all(name.startswith(("RX", "Radeon")) for name in gpus["llama.cpp-radeon"])
+    assert (
+        "MI300X" in gpus["llama.cpp"] and "Radeon-8060S-StrixHalo" in gpus["llama.cpp-radeon"]
+    )  # Instinct is not Radeon
+    # Metal shares every fitted cost but the padding and the cost per MoE layer; Radeon every one
+    # but its own (core.engine_fit.LATER_FITTED), the cost per MoE layer llama.cpp's.
+    metal, radeon = ENGINES["llama.cpp-metal"], ENGINES["llama.cpp-radeon"]
     own = ("id", "name", "expert_padding_tokens", "moe_layer_overhead_s")
     assert replace(metal, **{k: getattr(LLAMA_CPP, k) for k in own}) == LLAMA_CPP
-    assert (LLAMA_CPP.expert_padding_tokens, metal.expert_padding_tokens) == (EXPERT_PADDING_TOKENS, 0.0)
-    assert (LLAMA_CPP.moe_layer_overhead_s, metal.moe_layer_overhead_s) == (0.0, MOE_LAYER_OVERHEAD_S) == (0.0, 80e-6)
+    assert (
+        replace(radeon, **{k: getattr(LLAMA_CPP, k) for k in ("id", "name", *LATER_FITTED["llama.cpp-radeon"])})
+        == LLAMA_CPP
+    )
+    assert (LLAMA_CPP.expert_padding_tokens, metal.expert_padding_tokens, radeon.expert_padding_tokens) == (100, 0, 40)
+    assert (LLAMA_CPP.moe_layer_overhead_s, radeon.moe_layer_overhead_s, metal.moe_layer_overhead_s) == (0, 0, 80e-6)
+    assert metal.moe_layer_overhead_s == MOE_LAYER_OVERHEAD_S
 
 
-def test_the_shipped_padding_is_what_its_fit_gives():
-    # The median over 13 sources of each source's median padding (llama.cpp's MoE prefill off Apple,
-    # fresh4-fresh12): tools/fit_expert_padding.py prints the sources and the left-out errors.
-    rows = [m for name in PADDING_FITTED_ON for m in load(name)]
-    assert len(padding_rows(rows)) == 37
-    assert fit_expert_padding(rows) == EXPERT_PADDING_TOKENS == 160.0
+def test_llama_cpp_on_radeon_multiplies_quantised_weights_at_its_own_share():
+    # Llama 3.1 8B in int4 (4.5 bits) on a Radeon 8060S, a 2,048-token prompt: the weights' 32.891 TFLOP
+    # run at 59.4e12 × 0.73 (what the chip sustains) × 0.64 (llama.cpp's MFU) × 0.48 (its dequantising
+    # share on Radeon) = 13.321e12 FLOP/s, 2.469 s, where llama.cpp's other backends (share 1.0) take
+    # 1.185 s; attention's 4 × 32 × 128 × 32 × Σ1..2048 = 1.1001 TFLOP at the full 27.75e12: 39.6 ms.
+    model = presets.model("llama-3.1-8b")
+    radeon = Scenario(model, presets.gpu("radeon-8060s"), INT4, LLAMA_CPP_RADEON.efficiency(model), Workload())
+    step = prefill(model, INT4, radeon.machine, 2048)
+    weight_flops, attention_flops = 2 * 8.03e9 * 2048, 4 * 32 * 128 * 32 * 2_098_176
+    assert 59.4e12 * 0.73 * 0.64 * 0.48 == pytest.approx(13.3208e12, rel=1e-5)
+    expected = weight_flops / (59.4e12 * 0.73 * 0.64 * 0.48) + attention_flops / (59.4e12 * 0.73 * 0.64)
+    assert step.compute_time_s == pytest.approx(expected, rel=1e-12)
+    assert step.compute_time_s == pytest.approx(2.469 + 0.0396, rel=1e-3)
+    other = prefill(model, INT4, replace(radeon, efficiency=LLAMA_CPP.efficiency(model)).machine, 2048)
+    assert other.compute_time_s == pytest.approx(1.185 + 0.0396, rel=1e-3)
+    # Decode reads the same bytes at the same rate on both: Radeon's share is the maths'.
+    on_radeon = estimate(replace(radeon, workload=Workload(prompt_tokens=1, output_tokens=1)))
+    elsewhere = estimate(replace(on_radeon.scenario, efficiency=LLAMA_CPP.efficiency(model)))
+    assert on_radeon.decode.memory_time_s == elsewhere.decode.memory_time_s
 
 
-def test_llama_cpps_own_cost_per_moe_layer_is_what_its_fit_gives():
-    # Off Apple, on its 64 MoE decode rows (23 sources) of every set up to fresh13, the fit's own
-    # loss: tools/fit_llama_cpp_moe.py prints the sources and the left-one-source-out errors.
-    rows = [m for name in OWN_MOE_FITTED_ON for m in load(name)]
-    assert len(own_moe_rows(rows, "llama.cpp")) == 64
-    assert fit_own_moe_layer_overhead(rows, "llama.cpp") == LLAMA_CPP_MOE_LAYER_OVERHEAD_S == 0.0
-    # The fit moves no other cost: the fit set's refit still gives the shipped profiles.
-    assert OWN_MOE_LAYER == ("llama.cpp",)
+def test_the_costs_fitted_on_the_later_sets_are_what_their_fits_give():
+    # llama.cpp's own costs (core.engine_fit.LATER_FITTED) on every set up to fresh14, each with the
+    # shipped others in place: the cost per MoE layer on 74 MoE decode rows (29 sources) of both
+    # backends off Apple, Radeon's dequantising share on its 24 dense prefill rows (9 sources), each
+    # backend's padding, a median of its sources' medians, on its MoE prefill rows (23 rows from 13
+    # sources, 26 from 9 on Radeon). tools/fit_llama_cpp_moe.py and tools/fit_expert_padding.py print
+    # the sources and the left-one-source-out errors.
+    rows = [m for name in LATER_FITTED_ON for m in load(name)]
+    assert (len(own_moe_rows(rows)), len(radeon_dequant_rows(rows))) == (74, 24)
+    assert (len(padding_rows(rows)), len(padding_rows(rows, "llama.cpp-radeon"))) == (23, 26)
+    assert fit_later(rows) == {
+        "llama.cpp": {
+            "moe_layer_overhead_s": LLAMA_CPP_MOE_LAYER_OVERHEAD_S,
+            "expert_padding_tokens": EXPERT_PADDING_TOKENS,
+        },
+        "llama.cpp-radeon": {
+            "moe_layer_overhead_s": LLAMA_CPP_MOE_LAYER_OVERHEAD_S,
+            "expert_padding_tokens": RADEON_EXPERT_PADDING_TOKENS,
+            "dequant_compute": RADEON_DEQUANT_COMPUTE,
+        },
+    }
+    assert (LLAMA_CPP_MOE_LAYER_OVERHEAD_S, EXPERT_PADDING_TOKENS) == (0.0, 100.0)
+    assert (RADEON_EXPERT_PADDING_TOKENS, RADEON_DEQUANT_COMPUTE) == (40.0, 0.48)
 
 
 def test_every_engines_step_cost_shows_as_the_number_it_sums_to():

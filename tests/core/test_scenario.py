@@ -184,7 +184,8 @@ def test_edited_efficiency_travels_as_its_base_and_the_edits() -> None:
         pytest.param({"gpu": "h100"}, r"^gpu must be 'custom' or a preset id such as toy-gpu, got 'h100'$", id="gpu"),
         pytest.param(
             {"engine": "mine"},
-            r"^engine must be one of auto, ideal, typical, vllm, trtllm, sglang, llama.cpp, llama.cpp-metal, mlx, hf-transformers, "
+            r"^engine must be one of auto, ideal, typical, vllm, trtllm, sglang, llama.cpp, llama.cpp-metal, llama.cpp-radeon, mlx, "
+            r"hf-transformers, "
             r"got 'mine'$",
             id="engine",
         ),

@@ -119,7 +119,7 @@ def test_a_real_engine_shows_likely_ranges_and_the_band(page: Page) -> None:
     # Llama 3.1 8B on an H100 under vLLM: tests/app/test_likely_ranges.py derives these from core.ranges.
     open_page(page, "/?model=llama-3.1-8b&gpu=h100-sxm&engine=vllm")
     expect(metric(page, "Time to first token")).to_have_text("61.44 ms")
-    expect(metric_note(page, "Time to first token")).to_have_text("likely 45–320 ms")
+    expect(metric_note(page, "Time to first token")).to_have_text("likely 44–320 ms")
     expect(metric_note(page, "Total latency")).to_have_text("likely 3.1–9.7 s")
     expect(page.get_by_test_id("stMain")).to_contain_text("calibrated on vLLM measurements at batch 1")
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Latency line").click()
