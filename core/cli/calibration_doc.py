@@ -31,6 +31,7 @@ _SET_NAMES = {
     "fresh12": "**fresh12** (consumer GPUs and Apple, gathered after fresh10; judged once)",
     "fresh13": "**fresh13** (llama.cpp on NVIDIA, AMD, Intel and Apple, gathered after the expert padding; judged once)",
     "fresh14": "**fresh14** (llama.cpp, mostly MoE, gathered after its own cost per MoE layer; judged once)",
+    "fresh15": "**fresh15** (llama.cpp on Radeon, dense, gathered after its Radeon backend; judged once)",
 }
 
 
