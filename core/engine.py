@@ -177,7 +177,7 @@ LLAMA_CPP_MOE_LAYER_OVERHEAD_S = 0.0
 LLAMA_CPP = replace(
     TYPICAL,
     id="llama.cpp",
-    name="llama.cpp (CUDA, ROCm, Vulkan)",
+    name="llama.cpp (NVIDIA, Intel, AMD Instinct)",
     mbu=0.83,
     mfu=0.64,
     launch_overhead_per_layer_s=106e-6,
@@ -197,7 +197,7 @@ LLAMA_CPP = replace(
 LLAMA_CPP_METAL = replace(
     LLAMA_CPP,
     id="llama.cpp-metal",
-    name="llama.cpp (Metal, Apple silicon)",
+    name="llama.cpp (Apple silicon, Metal)",
     expert_padding_tokens=0.0,
     moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
 )
@@ -212,7 +212,7 @@ RADEON_EXPERT_PADDING_TOKENS = 40.0
 LLAMA_CPP_RADEON = replace(
     LLAMA_CPP,
     id="llama.cpp-radeon",
-    name="llama.cpp (ROCm, Vulkan on Radeon)",
+    name="llama.cpp (AMD Radeon: ROCm, Vulkan)",
     dequant_compute=RADEON_DEQUANT_COMPUTE,
     expert_padding_tokens=RADEON_EXPERT_PADDING_TOKENS,
 )
