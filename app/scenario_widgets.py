@@ -20,11 +20,12 @@ from core import presets
 from core.api_prices import lookup
 from core.billing import pricing_of
 from core.efficiency import default_efficiency, efficiency_base
+from core.engine import BACKENDS, ENGINES, backend_for
 from core.fields import Input, shown_value
 from core.fields import inputs as described
 from core.flat import INPUTS, clean_name
 from core.scenario import Scenario
-from core.specs import GPU, Efficiency, Model, Precision, Pricing, Workload
+from core.specs import CUSTOM_ID, GPU, Efficiency, Model, Precision, Pricing, Workload
 
 MODEL_INPUTS = dict(described(Model))
 GPU_INPUTS = dict(described(GPU))
@@ -71,12 +72,23 @@ def on_model() -> None:
     _set(EFFICIENCY_INPUTS, efficiency_start())  # an engine's step cost counts the layers
 
 
+def _follow_backend(only: tuple[str, ...] = ()) -> None:
+    """llama.cpp on an Apple or Radeon GPU preset becomes that backend's profile (`core.engine.backend_for`),
+    and one of its backends on any other preset llama.cpp itself; `only`: just those engines. A custom
+    GPU keeps whichever the user picked."""
+    gpu_id, chosen = st.session_state.get("gpu", presets.TOY_GPU_ID), st.session_state.get("engine", "auto")
+    if gpu_id != CUSTOM_ID and chosen in ENGINES and (not only or chosen in only):
+        st.session_state["engine"] = backend_for(chosen, presets.gpu_base(gpu_id).name)
+
+
 def on_gpu() -> None:
     _set(GPU_INPUTS, presets.gpu_base(st.session_state["gpu"]))
+    _follow_backend()
     _set(EFFICIENCY_INPUTS, efficiency_start())  # "automatic" follows the GPU
 
 
 def on_engine() -> None:
+    _follow_backend(only=tuple(BACKENDS))  # picking llama.cpp itself; a backend picked by name stays
     _set(EFFICIENCY_INPUTS, efficiency_start())
 
 

@@ -8,7 +8,7 @@ from app import formatting
 from app.safe import plain
 from core import presets
 from core.checks import memory_problem
-from core.engine import ENGINES
+from core.engine import BACKENDS, ENGINES
 from core.memory import MemoryPlan
 from core.scenario import Scenario
 from core.specs import CUSTOM_ID
@@ -23,6 +23,8 @@ def engine_caption(base: str) -> str:
     profile = ENGINES[base]
     if base == "typical":
         return "costs fitted on published measurements of many engines"
+    if base in BACKENDS:  # the sidebar moves it to its backend's profile on those GPUs
+        return f"{profile.name}'s costs, fitted on measured servers; on Apple or Radeon GPUs, their backend's"
     return f"{profile.name}'s costs, fitted on measured servers"
 
 

@@ -22,10 +22,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from core.engine_profile import EngineProfile
+from core.gpu import gpu_family
 
 # EngineProfile is here too: importers take an engine and its type from one place.
 __all__ = [
     "ALIASES",
+    "BACKENDS",
     "ENGINES",
     "EXPERT_OVERHEAD_S",
     "EXPERT_PADDING_TOKENS",
@@ -40,6 +42,7 @@ __all__ = [
     "TYPICAL",
     "VLLM",
     "EngineProfile",
+    "backend_for",
     "engine",
 ]
 
@@ -260,6 +263,18 @@ ENGINES = {
     for profile in (TYPICAL, VLLM, TRTLLM, SGLANG, LLAMA_CPP, LLAMA_CPP_METAL, LLAMA_CPP_RADEON, MLX, HF_TRANSFORMERS)
 }
 ALIASES = {"calibrated": "typical"}  # the typical engine's name before engines were an input
+# An engine whose backends on some GPU families are profiles of their own (`core.gpu.gpu_family`).
+BACKENDS = {"llama.cpp": {"Apple": LLAMA_CPP_METAL.id, "Radeon": LLAMA_CPP_RADEON.id}}
+
+
+def backend_for(engine_id: str, gpu_name: str) -> str:
+    """The profile `engine_id` runs as on the GPU named: llama.cpp (or one of its backends) on an
+    Apple GPU is llama.cpp-metal, on a Radeon llama.cpp-radeon, elsewhere llama.cpp; any other
+    engine is itself."""
+    root = next((r for r, by_family in BACKENDS.items() if engine_id in (r, *by_family.values())), None)
+    if root is None:
+        return engine_id
+    return BACKENDS[root].get(gpu_family(gpu_name), root)
 
 
 def engine(engine_id: str) -> EngineProfile:

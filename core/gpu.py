@@ -93,3 +93,25 @@ class GPU:
                 raise ValueError(f"cbits: {self.name} has no 4-bit tensor cores, so its maths cannot run in 4 bits")
             return self.peak_flops_4bit_per_s
         return self.peak_flops_8bit_per_s if math_bits == 8 else self.peak_flops_16bit_per_s
+
+
+# The first word of a GPU's name, after a vendor word, that names a family with kernels of its
+# own in some engine (`core.engine.backend_for`): Apple's M-series, AMD's Radeon (RDNA) cards.
+_VENDOR_WORDS = ("AMD", "Apple", "NVIDIA", "Intel")
+
+
+def gpu_family(name: str) -> str:
+    """ "Apple" or "Radeon" from a preset's or a published row's GPU name, else "" (the rest).
+
+    "Apple M2 Ultra", "M2-Ultra-76c" → Apple; "AMD Radeon 8060S", "RX-9070-XT" → Radeon;
+    "AMD Instinct MI300X", "MI300X", "NVIDIA H100" → "".
+    """
+    words = name.replace("-", " ").split()
+    if words and words[0] in _VENDOR_WORDS:
+        words = words[1:]
+    first = words[0] if words else ""
+    if len(first) > 1 and first[0] == "M" and first[1].isdigit():
+        return "Apple"
+    if first in ("RX", "Radeon"):
+        return "Radeon"
+    return ""

@@ -13,7 +13,7 @@ at once, at the end), all three before any error was computed; then `measurement
 `measurements_fresh15.csv` (`SETS`, in the order they were gathered), each by a helper that
 never ran the model and each judged once with the model frozen before it was seen. What each
 holds and what it scored as judged: `data/README.md`. A row's engine selects the profile that
-predicts it (`PROFILE_OF`; llama.cpp on Apple silicon and on Radeon, `BACKENDS`); engines without a profile of
+predicts it (`PROFILE_OF`; llama.cpp on Apple silicon and on Radeon, `core.engine.backend_for`); engines without a profile of
 their own run on `typical`.
 """
 
@@ -26,6 +26,7 @@ from importlib import resources
 
 from core import presets
 from core.efficiency import efficiency_base
+from core.engine import backend_for
 from core.scenario import Scenario
 from core.specs import CUSTOM_ID, GPU, Model, Precision, Workload
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
@@ -71,15 +72,6 @@ PROFILE_OF = {
 }
 # GPU-name prefixes and their vendor; any other name is NVIDIA's.
 VENDORS = (("MI", "AMD"), ("RX", "AMD"), ("Radeon", "AMD"), ("Arc", "Intel"), ("M", "Apple"))
-# llama.cpp's backend on a GPU family with kernels of its own is its own profile (`core.engine`):
-# Metal on Apple silicon; ROCm and Vulkan on AMD's Radeon (RDNA) cards, not its Instinct ones.
-BACKENDS = {("llama.cpp", "Apple"): "llama.cpp-metal", ("llama.cpp", "Radeon"): "llama.cpp-radeon"}
-RADEON_PREFIXES = ("RX", "Radeon")
-
-
-def gpu_family(gpu_name: str) -> str:
-    """The vendor (`vendor_of`), but "Radeon" for AMD's consumer and workstation cards (RDNA)."""
-    return "Radeon" if gpu_name.startswith(RADEON_PREFIXES) else vendor_of(gpu_name)
 
 
 def vendor_of(gpu_name: str) -> str:
@@ -177,7 +169,7 @@ def measurement(row: dict[str, str]) -> Measurement:
         raise ValueError(f"harness must be server or offline, got {row['harness']!r}")
     model = replace(_model(row), name=row["model"][:60])
     profile = PROFILE_OF.get(row["engine"], "typical")
-    profile = BACKENDS.get((profile, gpu_family(row["gpu"])), profile)
+    profile = backend_for(profile, row["gpu"])  # llama.cpp on Apple and Radeon GPUs: its own backend
     server = row["harness"] == "server"
     efficiency = efficiency_base(profile, model)
     if not server:  # run in-process: no request path in front of the engine

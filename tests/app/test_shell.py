@@ -16,6 +16,7 @@ from app import compute, link
 from app.page_inputs import BY_KEY
 from core import presets
 from core.efficiency import CALIBRATED, IDEAL
+from core.engine import ENGINES
 from core.flat import FLAT_KEYS
 from core.scenario import Scenario
 
@@ -137,6 +138,29 @@ def test_automatic_efficiency_follows_the_gpu_and_a_chosen_one_stays(open_app) -
     at.radio(key="engine").set_value("ideal").run()
     at.selectbox(key="gpu").set_value("a100-80gb-sxm").run()
     assert scenario(at).efficiency == IDEAL and at.number_input(key="mbu").value == 1.0
+
+
+def test_llama_cpp_follows_the_gpu_to_its_backend_and_a_backend_picked_by_name_stays(open_app) -> None:
+    # Picking llama.cpp on the M2 Ultra preset runs its Metal profile, and the efficiency numbers show
+    # that profile's (no expert padding, 80 µs per MoE layer); moving to the Radeon 8060S moves it to
+    # the Radeon profile (dequantising share 0.48), to an H100 back to llama.cpp (padding 100).
+    at = opened(open_app(model="qwen3-30b-a3b", gpu="m2-ultra"), "sb_efficiency_open")
+    at.radio(key="engine").set_value("llama.cpp").run()
+    assert at.radio(key="engine").value == "llama.cpp-metal"
+    assert scenario(at).efficiency == ENGINES["llama.cpp-metal"].efficiency(presets.model("qwen3-30b-a3b"))
+    assert at.number_input(key="expertpad").value == 0
+    at.selectbox(key="gpu").set_value("radeon-8060s").run()
+    assert at.radio(key="engine").value == "llama.cpp-radeon" and at.number_input(key="dqmfu").value == 0.48
+    assert scenario(at).to_flat(minimal=True)["engine"] == "llama.cpp-radeon"  # the link says which
+    at.selectbox(key="gpu").set_value("h100-sxm").run()
+    assert at.radio(key="engine").value == "llama.cpp" and at.number_input(key="expertpad").value == 100
+    # A backend picked by name on another GPU stays: the user asked for it.
+    at.radio(key="engine").set_value("llama.cpp-radeon").run()
+    assert at.radio(key="engine").value == "llama.cpp-radeon"
+    # Other engines never move.
+    at.radio(key="engine").set_value("vllm").run()
+    at.selectbox(key="gpu").set_value("m2-ultra").run()
+    assert at.radio(key="engine").value == "vllm"
 
 
 def test_editing_a_number_keeps_the_preset_and_travels_beside_it(open_app) -> None:

@@ -9,7 +9,8 @@ from dataclasses import replace
 import pytest
 
 from core import presets
-from core.engine import ENGINES, TRTLLM, TYPICAL, VLLM, engine
+from core.engine import ENGINES, TRTLLM, TYPICAL, VLLM, backend_for, engine
+from core.gpu import gpu_family
 from core.lengths import RequestLengths
 from core.memory import weight_bytes
 from core.replica import Replica
@@ -139,3 +140,28 @@ def test_request_lengths(low, prompt_mean, context):
     assert lengths.prompt_tokens_quantile(1.0) == 1000
     with pytest.raises(ValueError, match="low_fraction"):
         RequestLengths(1000, 1000, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("gpu_name", "family", "llama_cpp_runs_as"),
+    [
+        # The presets' names (vendor word first) and the published rows' (no vendor word).
+        ("Apple M2 Ultra (76-core GPU, 192GB)", "Apple", "llama.cpp-metal"),
+        ("M1-8c", "Apple", "llama.cpp-metal"),
+        ("AMD Radeon 8060S (Ryzen AI Max+ 395, Strix Halo, 96GB)", "Radeon", "llama.cpp-radeon"),
+        ("RX-9070-XT", "Radeon", "llama.cpp-radeon"),
+        ("Radeon-PRO-W7900", "Radeon", "llama.cpp-radeon"),
+        # AMD's Instinct cards (CDNA) are not Radeon; "MI" is not an M-series Mac.
+        ("AMD Instinct MI300X 192GB", "", "llama.cpp"),
+        ("MI300X", "", "llama.cpp"),
+        ("NVIDIA H100 SXM 80GB", "", "llama.cpp"),
+        ("Arc-A770-16GB", "", "llama.cpp"),
+        ("", "", "llama.cpp"),
+    ],
+)
+def test_llama_cpp_runs_as_the_backend_of_the_gpus_family(gpu_name, family, llama_cpp_runs_as):
+    assert gpu_family(gpu_name) == family
+    assert backend_for("llama.cpp", gpu_name) == llama_cpp_runs_as
+    # Any of its backends lands on the same one; every other engine is itself on any GPU.
+    assert backend_for("llama.cpp-metal", gpu_name) == backend_for("llama.cpp-radeon", gpu_name) == llama_cpp_runs_as
+    assert backend_for("vllm", gpu_name) == "vllm" and backend_for("ideal", gpu_name) == "ideal"

@@ -131,6 +131,16 @@ def test_a_real_engine_shows_likely_ranges_and_the_band(page: Page) -> None:
     expect_no_exception(page)
 
 
+def test_llama_cpp_picked_on_a_mac_runs_its_metal_backend_and_the_link_says_so(page: Page) -> None:
+    # tests/app/test_shell.py follows every move; here the click, the radio and the link in Chromium.
+    open_page(page, "/?model=qwen3-30b-a3b&gpu=m2-ultra&wbits=4.5")
+    engines = page.get_by_test_id("stSidebar").get_by_test_id("stRadio").filter(has_text="Engine").first
+    engines.get_by_text("llama.cpp", exact=True).click()
+    expect(engines.get_by_role("radio", name="llama.cpp-metal")).to_be_checked()
+    expect(page).to_have_url(re.compile(r"engine=llama\.cpp-metal"))
+    expect_no_exception(page)
+
+
 def test_latency_line_shows_ttft_and_tpot(page: Page) -> None:
     open_page(page, "/latency")
     expect(title(page)).to_contain_text("Latency line")
