@@ -173,8 +173,8 @@ SGLANG = replace(
 EXPERT_PADDING_TOKENS = 100.0
 # Its CUDA, ROCm and Vulkan backends launch an MoE layer as a dense layer's matmuls (one
 # indexed matmul per projection) behind a fused top-k, so they pay nothing per MoE layer beyond
-# the per-layer launch; fitted on every such MoE decode row in the sets up to fresh13 (the fit
-# set has three), the fit's own loss (`core.engine_fit.OWN_MOE_LAYER`, `tools/fit_llama_cpp_moe.py`).
+# the per-layer launch; fitted on every such MoE decode row of the later sets, Radeon's included
+# (the fit set has three), the fit's own loss (`core.engine_fit.OWN_MOE_LAYER`, `tools/fit_llama_cpp_moe.py`).
 # Metal keeps the engines' shared value: its own did not predict a left-out source better.
 LLAMA_CPP_MOE_LAYER_OVERHEAD_S = 0.0
 LLAMA_CPP = replace(
@@ -207,7 +207,7 @@ LLAMA_CPP_METAL = replace(
 # On AMD's Radeon cards (RDNA: RX, Radeon PRO, the Radeon iGPUs) its ROCm and Vulkan backends
 # multiply quantised weights at about half the rate of its kernels elsewhere, against a datasheet
 # peak that counts RDNA's matrix (WMMA) rate: its dense prefill there took about 2.2× the
-# estimate across every set (24 rows, 10 sources), its decode did not. So Radeon is its own
+# estimate across every set (24 rows, 9 sources), its decode did not. So Radeon is its own
 # profile: every cost shared but the dequantising matmuls' share of MFU (fitted on its dense
 # prefill rows of the later sets) and its own expert padding (`core.engine_fit.LATER_FITTED`).
 RADEON_DEQUANT_COMPUTE = 0.48
