@@ -32,6 +32,7 @@ _SET_NAMES = {
     "fresh13": "**fresh13** (llama.cpp on NVIDIA, AMD, Intel and Apple, gathered after the expert padding; judged once)",
     "fresh14": "**fresh14** (llama.cpp, mostly MoE, gathered after its own cost per MoE layer; judged once)",
     "fresh15": "**fresh15** (llama.cpp on Radeon, dense, gathered after its Radeon backend; judged once)",
+    "fresh16": "**fresh16** (AutoAWQ and TensorRT-LLM on A100s, gathered last; judged once; 4 sources)",
 }
 
 
