@@ -22,7 +22,7 @@ from app.page_inputs import HEADINGS, PAGE_INPUTS
 from app.safe import plain
 from core import presets
 from core.api_prices import ids, snapshot
-from core.checks import context_problems
+from core.checks import backend_problems, context_problems
 from core.fields import Input
 from core.flat import EFFICIENCY_BASES
 from core.scenario import Scenario
@@ -241,5 +241,7 @@ def render(page: str, page_path: str) -> Scenario:
         alerts.warning(memory, icon=":material/memory:")
     for problem_text in context_problems(scenario):
         alerts.warning(plain(problem_text[0].upper() + problem_text[1:], 400) + ".", icon=":material/straighten:")
+    for problem_text in backend_problems(scenario):
+        alerts.info(plain(problem_text[0].upper() + problem_text[1:], 400) + ".", icon=":material/memory_alt:")
     _share(scenario, page_path)
     return scenario

@@ -7,6 +7,8 @@ say why a number is missing or what it extrapolates, for the CLI and the app to 
 from __future__ import annotations
 
 from core import presets
+from core.engine import ENGINES, backend_for
+from core.gpu import gpu_family
 from core.memory import MemoryPlan
 from core.scenario import Scenario
 from core.units import BYTES_PER_GB
@@ -58,4 +60,28 @@ def context_problems(scenario: Scenario) -> tuple[str, ...]:
         f"{work.prompt_tokens:,} prompt + {work.output_tokens:,} reply = {work.sequence_tokens:,} tokens per "
         f"sequence exceed {scenario.model.name}'s documented context window of {window:,} tokens: "
         "the model does not support it, and these figures extrapolate past it",
+    )
+
+
+_FAMILY_NAMES = {"Apple": "Apple silicon", "Radeon": "AMD's Radeon cards", "": "this GPU"}
+
+
+def backend_problems(scenario: Scenario) -> tuple[str, ...]:
+    """A note when the engine runs as another of its profiles on this GPU (`core.engine.backend_for`).
+
+    Not an error: a link or `--engine` takes the id as written. Example: llama.cpp on the M2 Ultra
+    preset → "on Apple silicon llama.cpp runs as engine llama.cpp-metal; these figures use engine
+    llama.cpp's costs, fitted for NVIDIA, Intel, AMD Instinct".
+    """
+    label = scenario.efficiency.label
+    if label not in ENGINES:
+        return ()
+    expected = backend_for(label, scenario.gpu.name)
+    if expected == label:
+        return ()
+    where = _FAMILY_NAMES[gpu_family(scenario.gpu.name)]
+    fitted_for = ENGINES[label].name.partition(" (")[2].rstrip(")")
+    return (
+        f"on {where} {ENGINES[label].name.partition(' (')[0]} runs as engine {expected}; these figures use "
+        f"engine {label}'s costs, fitted for {fitted_for}",
     )

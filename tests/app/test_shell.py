@@ -163,6 +163,17 @@ def test_llama_cpp_follows_the_gpu_to_its_backend_and_a_backend_picked_by_name_s
     assert at.radio(key="engine").value == "vllm"
 
 
+def test_a_link_pairing_llama_cpp_with_a_mac_keeps_it_and_says_which_backend_has_its_costs(open_app) -> None:
+    at = open_app(model="qwen3-30b-a3b", gpu="m2-ultra", engine="llama.cpp")
+    assert at.radio(key="engine").value == "llama.cpp"  # a link reproduces what it says
+    notes = [alert.value.replace("\\", "") for alert in at.sidebar.info]  # shown as plain text: markup escaped
+    assert any(n.startswith("On Apple silicon llama.cpp runs as engine llama.cpp-metal;") for n in notes)
+    assert not any(
+        "runs as engine" in a.value
+        for a in open_app(model="qwen3-30b-a3b", gpu="m2-ultra", engine="llama.cpp-metal").sidebar.info
+    )
+
+
 def test_editing_a_number_keeps_the_preset_and_travels_beside_it(open_app) -> None:
     at = opened(open_app(model="llama-3.1-8b"), "sb_numbers_open")
     at.number_input(key="layers").set_value(40).run()

@@ -178,6 +178,26 @@ def test_static_batch_and_context_window_are_shown(capsys):
     assert "warning: 1,000,000 prompt + 500 reply" in out and "context window of 131,072 tokens" in out
 
 
+def test_llama_cpp_on_a_gpu_with_its_own_backend_is_noted_not_changed(capsys):
+    # --engine takes the id as written; the note names the backend that has this GPU's costs.
+    mac = ("estimate", "--model", "qwen3-30b-a3b", "--gpu", "m2-ultra")
+    code, out, _ = run_cli(capsys, *mac, "--engine", "llama.cpp", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["scenario"]["engine"] == "llama.cpp"
+    assert data["warnings"] == [
+        "on Apple silicon llama.cpp runs as engine llama.cpp-metal; these figures use engine llama.cpp's costs, "
+        "fitted for NVIDIA, Intel, AMD Instinct"
+    ]
+    _, out, _ = run_cli(capsys, *mac, "--engine", "llama.cpp-metal")
+    assert "warning" not in out  # the backend the GPU runs: nothing to say
+    _, out, _ = run_cli(
+        capsys, "estimate", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--engine", "llama.cpp-radeon"
+    )
+    assert "warning: on this GPU llama.cpp runs as engine llama.cpp; these figures use engine llama.cpp-radeon's" in out
+    _, out, _ = run_cli(capsys, "estimate", "--model", "qwen3-30b-a3b", "--gpu", "m2-ultra", "--engine", "vllm")
+    assert "warning" not in out  # other engines have one profile everywhere
+
+
 @pytest.mark.parametrize(
     ("argv", "option", "range_text"),
     [
