@@ -9,7 +9,11 @@ matters is on the rows outside the fit set, which the shipped costs never saw ei
 
 On 2026-12-02, over fit to fresh7 (982 rows, before fresh8 joined `SETS`): out-of-fold 26.8 % against the shipped 25.9 % on
 the 736 rows outside the fit set (validation 29.5 % against 17.8 %, fresh5 39.6 % against
-59.3 %), so pooling every set into the fit was not shipped.
+59.3 %), so pooling every set into the fit was not shipped. Again on 2026-12-02 over every set to
+fresh16 (1,223 rows): out-of-fold 21.3 % against the shipped 22.1 % on the 977 rows outside the fit set
+(validation 30.0 against 18.5 %, fresh16 35.0 against 64.9 %); llama.cpp's own costs
+(`core.engine_fit.LATER_FITTED`) are fitted on every set in both columns, so the comparison is of
+the rest. A 0.8-point gain, worse on validation: not shipped either.
 
 Run: `python tools/cross_validate.py` (five fits, about 90 s here). Not part of `make test`.
 """
