@@ -78,7 +78,7 @@ LATER_FITTED: dict[str, tuple[str, ...]] = {
     "llama.cpp": ("moe_layer_overhead_s", "expert_padding_tokens"),
     "llama.cpp-radeon": ("moe_layer_overhead_s", "expert_padding_tokens", "dequant_compute"),
 }
-OWN_MOE_LAYER = ("llama.cpp", "llama.cpp-radeon")
+OWN_MOE_LAYER = tuple(f for f, knobs in LATER_FITTED.items() if "moe_layer_overhead_s" in knobs)
 SWEEPS = 2
 # A row more than 2× off counts as 2× off: the fit must not bend the engines' costs towards
 # a broken build or a setup the row does not describe (truncated L1, robust to outliers).
@@ -256,14 +256,8 @@ def own_moe_rows(measurements: Iterable[Measurement], families: tuple[str, ...] 
 
 
 def fit_own_moe_layer_overhead(measurements: Iterable[Measurement], families: tuple[str, ...] = OWN_MOE_LAYER) -> float:
-    """One cost per MoE layer for `families`, minimising `source_weighted_loss` on their MoE decode rows.
-
-    Every other cost as shipped; the descent starts from no cost, so the value does not
-    depend on the one it replaces.
-    """
-    profiles = {**ENGINES, **{f: replace(ENGINES[f], moe_layer_overhead_s=0.0) for f in families}}
-    rows = own_moe_rows(measurements, families)
-    return _descend(rows, profiles, families, ("moe_layer_overhead_s",), later=True)[families[0]].moe_layer_overhead_s
+    """One cost per MoE layer for `families`, minimising `source_weighted_loss` on their MoE decode rows."""
+    return _fit_later_knob(own_moe_rows(measurements, families), families, "moe_layer_overhead_s", 0.0)
 
 
 def radeon_dequant_rows(measurements: Iterable[Measurement]) -> list[Measurement]:
@@ -273,11 +267,15 @@ def radeon_dequant_rows(measurements: Iterable[Measurement]) -> list[Measurement
 
 def fit_radeon_dequant_compute(measurements: Iterable[Measurement]) -> float:
     """llama.cpp-radeon's dequantising share of MFU minimising `source_weighted_loss` on its dense prefill rows."""
-    profiles = {**ENGINES, "llama.cpp-radeon": replace(ENGINES["llama.cpp-radeon"], dequant_compute=1.0)}
-    rows = radeon_dequant_rows(measurements)
-    return _descend(rows, profiles, ("llama.cpp-radeon",), ("dequant_compute",), later=True)[
-        "llama.cpp-radeon"
-    ].dequant_compute
+    return _fit_later_knob(radeon_dequant_rows(measurements), ("llama.cpp-radeon",), "dequant_compute", 1.0)
+
+
+def _fit_later_knob(rows: list[Measurement], families: tuple[str, ...], knob: str, start: float) -> float:
+    """One value of `knob` for `families` minimising `source_weighted_loss` on `rows`, every other
+    cost as shipped; the descent starts from `start` (no cost, full share), so the value does not
+    depend on the one it replaces."""
+    profiles = {**ENGINES, **{f: replace(ENGINES[f], **{knob: start}) for f in families}}  # type: ignore[arg-type]
+    return float(getattr(_descend(rows, profiles, families, (knob,), later=True)[families[0]], knob))
 
 
 def fit_later(measurements: Iterable[Measurement]) -> dict[str, dict[str, float]]:

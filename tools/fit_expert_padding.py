@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import statistics
 
+from left_one_source_out import left_one_source_out  # tools/, beside this script
+
 from core.calibration import percentage_error
 from core.engine import ENGINES
 from core.engine_fit import LATER_FITTED_ON, estimated_with_padding, fit_expert_padding, padding_rows
@@ -40,18 +42,14 @@ def main() -> None:
         sources = sorted({m.source_id for m in rows})
         fitted = fit_expert_padding(everything, backend)
         print(f"{backend}: fitted on {len(rows)} rows from {len(sources)} sources: {fitted:g} tokens")
-        without, left_out = [], []
-        for source in sources:
-            padding = fit_expert_padding([m for m in rows if m.source_id != source], backend)
-            own = [m for m in rows if m.source_id == source]
-            before = [error_pct(m, 0.0) for m in own]
-            after = [error_pct(m, padding) for m in own]
-            without += before
-            left_out += after
-            print(
-                f"  {source[:44]:44} {len(own):2} rows  padding {padding:4g}  "
-                f"median {statistics.median(before):6.1f} % -> {statistics.median(after):6.1f} %"
-            )
+        without, left_out = left_one_source_out(
+            rows,
+            rows,
+            lambda others, backend=backend: fit_expert_padding(others, backend),
+            error_pct,
+            0.0,
+            lambda padding: f"padding {padding:4g}",
+        )
         print(
             f"  left one source out: median {statistics.median(left_out):.1f} % "
             f"against {statistics.median(without):.1f} % without padding ({len(rows)} rows)"

@@ -27,6 +27,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import replace
 
+from left_one_source_out import left_one_source_out  # tools/, beside this script
+
 from core.calibration import percentage_error, predicted, scenario_on
 from core.engine import ENGINES, MOE_LAYER_OVERHEAD_S
 from core.engine_fit import LATER_FITTED_ON, OWN_MOE_LAYER, fit_own_moe_layer_overhead, own_moe_rows
@@ -54,18 +56,14 @@ def main() -> None:
             f"{family}: fitted on {len(rows)} rows from {len(sources)} sources: "
             f"{fitted * 1e6:g} µs per MoE layer ({shipped})"
         )
-        shared, left_out = [], []
-        for source in sources:
-            value = fit_own_moe_layer_overhead([m for m in everything if m.source_id != source], families)
-            own = [m for m in rows if m.source_id == source]
-            before = [error_pct(m, MOE_LAYER_OVERHEAD_S) for m in own]
-            after = [error_pct(m, value) for m in own]
-            shared += before
-            left_out += after
-            print(
-                f"  {source[:44]:44} {len(own):2} rows  {value * 1e6:4g} µs  "
-                f"median {statistics.median(before):6.1f} % -> {statistics.median(after):6.1f} %"
-            )
+        shared, left_out = left_one_source_out(
+            rows,
+            everything,
+            lambda others, families=families: fit_own_moe_layer_overhead(others, families),
+            error_pct,
+            MOE_LAYER_OVERHEAD_S,
+            lambda value: f"{value * 1e6:4g} µs",
+        )
         print(
             f"  left one source out: median {statistics.median(left_out):.1f} % against "
             f"{statistics.median(shared):.1f} % at the shared {MOE_LAYER_OVERHEAD_S * 1e6:g} µs ({len(rows)} rows)"
