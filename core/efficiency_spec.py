@@ -30,7 +30,9 @@ class Efficiency:
     matmul pays beyond the tokens routed to it, per pass (kernels whose tiles run part-empty
     when each expert gets a few dozen tokens);
     dequant_bandwidth and dequant_compute: the share of MBU and MFU that kernels reach
-    when they dequantise weights stored narrower than the maths (`Precision.dequantises`).
+    when they dequantise weights stored narrower than the maths (`Precision.dequantises`);
+    unpack_flop_per_weight: what unpacking one such weight costs on the GPU's vector cores
+    (`GPU.vector_flops_per_s`), which caps the rate the weights stream at.
     Ideal is MBU = MFU = 1 with nothing added and nothing lost: the lesson's physics.
     `label` names the engine the numbers started from (ideal, typical, vllm, ...); numbers
     that differ from it are edits.
@@ -98,6 +100,13 @@ class Efficiency:
         help="Weights stored narrower than the maths: the share of the MFU their matmuls reach, unpacking "
         "weights as they go (prefill pays it).",
     )  # fmt: skip
+    unpack_flop_per_weight: float = described(
+        0.0, key="unpack", kind=float, label="Unpacking cost (FLOP per weight)", unit="FLOP per weight", low=0,
+        high=1000, step=0.5, flag="--unpack-flop-per-weight",
+        help="Weights stored narrower than the maths: the general-purpose (non-tensor) work to unpack each "
+        "weight before its matmul, in FP32 FLOPs at the GPU's vector peak. It caps the rate the weights stream "
+        "at, on GPUs whose vector cores are slow for their bandwidth (A100, H100, H20); 0: no cap.",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
         check_text("efficiency label", self.label, 40)
@@ -118,6 +127,7 @@ class Efficiency:
             self.stream_overhead_s,
             self.expert_overhead_s,
             self.expert_padding_tokens,
+            self.unpack_flop_per_weight,
         )
         shares = (self.mbu, self.mfu, self.dequant_bandwidth, self.dequant_compute)
         return all(cost == 0 for cost in costs) and shares == (1, 1, 1, 1)

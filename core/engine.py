@@ -35,11 +35,13 @@ __all__ = [
     "LLAMA_CPP",
     "LLAMA_CPP_METAL",
     "LLAMA_CPP_RADEON",
+    "METAL_MBU",
     "MLX",
     "MOE_LAYER_OVERHEAD_S",
     "SGLANG",
     "TRTLLM",
     "TYPICAL",
+    "UNPACK_FLOP_PER_WEIGHT",
     "VLLM",
     "EngineProfile",
     "backend_for",
@@ -55,6 +57,11 @@ _GIB = 2**30
 # expert GEMM (MoE layers × distinct experts).
 MOE_LAYER_OVERHEAD_S = 80e-6
 EXPERT_OVERHEAD_S = 0.5e-6
+# Fitted the same way on every row of measurements_fit.csv whose weights are dequantised, one
+# value for every engine: the vector-core FP32 work to unpack one narrow weight (shift, mask,
+# convert, scale, about 7 instructions), which caps the weights' stream on GPUs whose vector
+# cores are slow for their bandwidth (A100, H20; `core.parallel.effective_machine`).
+UNPACK_FLOP_PER_WEIGHT = 13.5
 
 # vLLM (V1, its OpenAI server): chunked prefill with an 8,192-token budget shared by decodes
 # and prefill; admits by the blocks a sequence holds now and preempts if the cache runs out.
@@ -81,8 +88,9 @@ VLLM = EngineProfile(
     reserves_full_sequence=False,
     moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
     expert_overhead_s=EXPERT_OVERHEAD_S,
-    dequant_bandwidth=0.87,
+    dequant_bandwidth=0.94,
     dequant_compute=1.0,
+    unpack_flop_per_weight=UNPACK_FLOP_PER_WEIGHT,
 )
 
 # TensorRT-LLM (PyTorch backend, trtllm-serve): whole prompts, 8,192 tokens per iteration by
@@ -109,7 +117,8 @@ TRTLLM = EngineProfile(
     reserves_full_sequence=True,
     moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
     expert_overhead_s=EXPERT_OVERHEAD_S,
-    dequant_bandwidth=1.0,
+    dequant_bandwidth=0.99,
+    unpack_flop_per_weight=UNPACK_FLOP_PER_WEIGHT,
 )
 
 # The engine when the engine is not known: fitted on the single-request and static-batch
@@ -119,12 +128,12 @@ TRTLLM = EngineProfile(
 TYPICAL = EngineProfile(
     id="typical",
     name="Typical engine",
-    mbu=0.85,
+    mbu=0.88,
     mfu=0.88,
     scheduler_overhead_s=0.0,
     launch_overhead_per_layer_s=30e-6,
-    sequence_overhead_s=62e-6,
-    allreduce_latency_s=22e-6,
+    sequence_overhead_s=68e-6,
+    allreduce_latency_s=26e-6,
     request_overhead_s=0.0,
     max_batched_tokens=8192,
     chunked_prefill=True,
@@ -136,6 +145,7 @@ TYPICAL = EngineProfile(
     moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
     expert_overhead_s=EXPERT_OVERHEAD_S,
     dequant_bandwidth=0.99,
+    unpack_flop_per_weight=UNPACK_FLOP_PER_WEIGHT,
 )
 
 # SGLang (its OpenAI server): chunked prefill (chunked_prefill_size 8,192 on 80-160 GB
@@ -181,9 +191,9 @@ LLAMA_CPP = replace(
     TYPICAL,
     id="llama.cpp",
     name="llama.cpp (NVIDIA, Intel, AMD Instinct)",
-    mbu=0.83,
+    mbu=0.95,
     mfu=0.64,
-    launch_overhead_per_layer_s=106e-6,
+    launch_overhead_per_layer_s=104e-6,
     request_overhead_s=0.0,
     max_batched_tokens=2048,
     chunked_prefill=True,
@@ -197,10 +207,15 @@ LLAMA_CPP = replace(
     prefill_micro_batch_tokens=512,
     moe_layer_overhead_s=LLAMA_CPP_MOE_LAYER_OVERHEAD_S,
 )
+# Metal's kernels read a smaller share of Apple's unified memory than llama.cpp's CUDA kernels do of
+# a discrete GPU's: fitted on its decode rows of the later sets (85 rows, 21 sources; the fit set has
+# four), with its other costs shared. MLX on the same Macs reads at the typical engine's share.
+METAL_MBU = 0.80
 LLAMA_CPP_METAL = replace(
     LLAMA_CPP,
     id="llama.cpp-metal",
     name="llama.cpp (Apple silicon, Metal)",
+    mbu=METAL_MBU,
     expert_padding_tokens=0.0,
     moe_layer_overhead_s=MOE_LAYER_OVERHEAD_S,
 )
@@ -228,7 +243,7 @@ MLX = replace(
     TYPICAL,
     id="mlx",
     name="MLX (mlx-lm)",
-    launch_overhead_per_layer_s=22e-6,
+    launch_overhead_per_layer_s=26e-6,
     request_overhead_s=72e-3,
     max_batched_tokens=2048,
     chunked_prefill=True,

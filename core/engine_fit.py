@@ -37,6 +37,7 @@ GRIDS: dict[str, list[float]] = {
     "expert_overhead_s": [x / 4_000_000 for x in range(0, 41)],  # 0-10 µs in 0.25 µs steps
     "dequant_bandwidth": [x / 100 for x in range(30, 101)],
     "dequant_compute": [x / 100 for x in range(30, 101)],
+    "unpack_flop_per_weight": [x / 2 for x in range(0, 81)],  # 0-40 FLOP per weight in steps of 0.5
 }
 # What each family's fit rows can tell apart. vLLM and TensorRT-LLM keep the costs the
 # load measurements gave them; MLX and HF transformers have two fit rows each (one
@@ -67,6 +68,10 @@ FITTED: dict[str, tuple[str, ...]] = {
 SHARES_COSTS_OF = {"llama.cpp-metal": "llama.cpp", "llama.cpp-radeon": "llama.cpp"}
 LOAD_FITTED = ("vllm", "trtllm")  # their core costs come from `core.serving_calibration`
 SHARED = ("moe_layer_overhead_s", "expert_overhead_s")  # one value for every engine, on all MoE rows
+# One value for every engine, on every row whose weights are dequantised: unpacking a weight is the
+# same few instructions whoever launches the kernel (shift, mask, convert, scale), and no family's
+# fit rows span enough GPUs to tell its own value apart.
+SHARED_UNPACKING = ("unpack_flop_per_weight",)
 # Costs a profile holds of its own, fitted on its rows of the later sets (`fit_later`), which the
 # fit set cannot tell apart; `fit_profiles` keeps them as given and fits the knob for the others
 # without their rows. llama.cpp off Apple: its cost per MoE layer (CUDA, ROCm and Vulkan launch an
@@ -76,6 +81,7 @@ SHARED = ("moe_layer_overhead_s", "expert_overhead_s")  # one value for every en
 # keeps the shared cost per MoE layer: its own, 105 µs, did not predict a left-out source better.
 LATER_FITTED: dict[str, tuple[str, ...]] = {
     "llama.cpp": ("moe_layer_overhead_s", "expert_padding_tokens"),
+    "llama.cpp-metal": ("mbu",),
     "llama.cpp-radeon": ("moe_layer_overhead_s", "expert_padding_tokens", "dequant_compute"),
 }
 OWN_MOE_LAYER = tuple(f for f, knobs in LATER_FITTED.items() if "moe_layer_overhead_s" in knobs)
@@ -88,7 +94,7 @@ OUTLIER_LOG = math.log(2)
 def ideal_profiles() -> dict[str, EngineProfile]:
     """Every engine as the lesson's ideal machine: MBU = MFU = 1, nothing added, nothing lost."""
     ideal = dict.fromkeys(("scheduler_overhead_s", *START_COSTS), 0.0)
-    ideal.update(mbu=1.0, mfu=1.0, dequant_bandwidth=1.0, dequant_compute=1.0)
+    ideal.update(mbu=1.0, mfu=1.0, dequant_bandwidth=1.0, dequant_compute=1.0, unpack_flop_per_weight=0.0)
     return {engine_id: replace(profile, **ideal) for engine_id, profile in ENGINES.items()}  # type: ignore[arg-type]
 
 
@@ -157,6 +163,7 @@ START_COSTS = {
     "expert_overhead_s": 0.0,
     "dequant_bandwidth": 1.0,
     "dequant_compute": 1.0,
+    "unpack_flop_per_weight": 0.0,
 }
 
 
@@ -168,7 +175,12 @@ def start_profiles() -> dict[str, EngineProfile]:
     """
     starts = {}
     for family, profile in ENGINES.items():
-        moved = set(FITTED[family]) | set(SHARED) | (set(FITTED["typical"]) if family not in LOAD_FITTED else set())
+        moved = (
+            set(FITTED[family])
+            | set(SHARED)
+            | set(SHARED_UNPACKING)
+            | (set(FITTED["typical"]) if family not in LOAD_FITTED else set())
+        )
         moved -= set(LATER_FITTED.get(family, ()))  # fitted on the later sets, not here
         costs = {k: START_COSTS[k] for k in moved}
         starts[family] = replace(profile, scheduler_overhead_s=0.0, **costs)  # type: ignore[arg-type]
@@ -191,6 +203,7 @@ def fit_profiles(
     for m in measurements:
         by_family[SHARES_COSTS_OF.get(m.profile, m.profile)].append(m)
     moe = [m for m in measurements if m.is_moe]
+    dequantised = [m for m in measurements if m.scenario.precision.dequantises]
     for _ in range(2):
         profiles = _descend(by_family["typical"], profiles, ("typical",), FITTED["typical"])
         profiles = _inherit_typical(profiles)
@@ -199,6 +212,7 @@ def fit_profiles(
                 members = (family, *(p for p, f in SHARES_COSTS_OF.items() if f == family and p in profiles))
                 profiles = _descend(rows, profiles, members, FITTED[family])
         profiles = _descend(moe, profiles, tuple(profiles), SHARED)
+        profiles = _descend(dequantised, profiles, tuple(profiles), SHARED_UNPACKING)
     return profiles
 
 
@@ -270,6 +284,16 @@ def fit_radeon_dequant_compute(measurements: Iterable[Measurement]) -> float:
     return _fit_later_knob(radeon_dequant_rows(measurements), ("llama.cpp-radeon",), "dequant_compute", 1.0)
 
 
+def metal_decode_rows(measurements: Iterable[Measurement]) -> list[Measurement]:
+    """The rows that see llama.cpp's Metal kernels read: its decode (TPOT, throughput) on Apple silicon."""
+    return [m for m in measurements if m.profile == "llama.cpp-metal" and m.metric != "ttft_ms"]
+
+
+def fit_metal_mbu(measurements: Iterable[Measurement]) -> float:
+    """llama.cpp-metal's MBU minimising `source_weighted_loss` on its decode rows, from the neutral 0.85."""
+    return _fit_later_knob(metal_decode_rows(measurements), ("llama.cpp-metal",), "mbu", 0.85)
+
+
 def _fit_later_knob(rows: list[Measurement], families: tuple[str, ...], knob: str, start: float) -> float:
     """One value of `knob` for `families` minimising `source_weighted_loss` on `rows`, every other
     cost as shipped; the descent starts from `start` (no cost, full share), so the value does not
@@ -288,6 +312,7 @@ def fit_later(measurements: Iterable[Measurement]) -> dict[str, dict[str, float]
     moe_layer = fit_own_moe_layer_overhead(rows)
     return {
         "llama.cpp": {"moe_layer_overhead_s": moe_layer, "expert_padding_tokens": fit_expert_padding(rows)},
+        "llama.cpp-metal": {"mbu": fit_metal_mbu(rows)},
         "llama.cpp-radeon": {
             "moe_layer_overhead_s": moe_layer,
             "expert_padding_tokens": fit_expert_padding(rows, "llama.cpp-radeon"),

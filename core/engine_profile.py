@@ -4,7 +4,8 @@ An engine turns the roofline into wall-clock time in two ways.
 
 Its **costs**: kernels reach a share of the datasheet bandwidth and maths (MBU, MFU), and
 dequantising kernels (weights stored narrower than the maths: int4 AWQ/GPTQ, GGUF) a
-share of those; every iteration pays a launch cost per layer (the kernels, or CUDA-graph
+share of those, streaming the weights no faster than the GPU's vector cores unpack
+them; every iteration pays a launch cost per layer (the kernels, or CUDA-graph
 nodes, it launches scale with the layers), a mixture of experts more per MoE layer
 (router, top-k, sorting tokens by expert) and a little per expert GEMM it runs, and
 kernels that tile each expert's tokens pay for part-empty tiles in a prompt's expert
@@ -66,6 +67,8 @@ class EngineProfile:
     prefill_micro_batch_tokens: int = 0  # llama.cpp's n_ubatch; 0: the whole chunk in one pass
     dequant_bandwidth: float = 1.0  # share of MBU its dequantising kernels reach (weight-only int4, GGUF)
     dequant_compute: float = 1.0  # share of MFU its dequantising matmuls reach
+    # Vector-core FP32 work to unpack one narrow weight: caps the weights' stream where those cores are slow.
+    unpack_flop_per_weight: float = 0.0
     # Under load, per request already in flight, added to a new request's TTFT: its first token goes
     # out through the server loop that streams every other request's tokens (the load model only).
     stream_overhead_s: float = 0.0
@@ -124,6 +127,7 @@ class EngineProfile:
             expert_padding_tokens=self.expert_padding_tokens,
             dequant_bandwidth=self.dequant_bandwidth,
             dequant_compute=self.dequant_compute,
+            unpack_flop_per_weight=self.unpack_flop_per_weight,
         )
 
 

@@ -54,6 +54,15 @@ class GPU:
         low=1e11, high=1e18, step=10, flag="--tflops-4bit", optional=True,
         help="Dense 4-bit floating-point tensor throughput (NVFP4, MXFP4), TFLOP/s; empty when the GPU has none.",
     )  # fmt: skip
+    # The general-purpose (non-tensor) cores' FP32 peak: where a weight-only quantised kernel unpacks
+    # every weight (shift, mask, convert, scale) before its maths (`Efficiency.unpack_flop_per_weight`).
+    # None: not given, and unpacking then never limits a step.
+    vector_flops_per_s: float | None = described(
+        None, key="vflops", kind=float, label="Vector compute, FP32 (TFLOP/s)", unit="TFLOP/s", scale=FLOP_PER_TFLOP,
+        low=1e11, high=1e17, step=1, flag="--tflops-vector", optional=True,
+        help="FP32 throughput of the general-purpose (non-tensor) cores, TFLOP/s (A100: 19.5, RTX 4090: 82.6). "
+        "Weight-only quantised kernels (int4 AWQ/GPTQ, GGUF) unpack every weight there; empty: no limit from it.",
+    )  # fmt: skip
     price_usd_per_hour: float | None = described(
         None, key="usdh", kind=float, label="Price per GPU-hour (USD)", unit="USD per GPU-hour",
         low=0, high=1e4, step=0.1, flag="--gpu-price", optional=True,

@@ -10,7 +10,7 @@ Split by source (never by row), each set gathered and judged in turn: `measureme
 (the engines' costs are fitted on these), `measurements_validation.csv` (never fitted; used to
 choose the model's structure and to size the likely ranges) and `measurements_test.csv` (looked
 at once, at the end), all three before any error was computed; then `measurements_fresh.csv` to
-`measurements_fresh16.csv` (`SETS`, in the order they were gathered), each by a helper that
+`measurements_fresh17.csv` (`SETS`, in the order they were gathered), each by a helper that
 never ran the model and each judged once with the model frozen before it was seen. What each
 holds and what it scored as judged: `data/README.md`. A row's engine selects the profile that
 predicts it (`PROFILE_OF`; llama.cpp on Apple silicon and on Radeon, `core.engine.backend_for`); engines without a profile of
@@ -51,6 +51,7 @@ SETS = (
     "fresh14",
     "fresh15",
     "fresh16",
+    "fresh17",
 )
 COLUMNS = tuple(
     "source_id model model_id params_b active_params_b layers hidden query_heads kv_heads head_dim experts "
@@ -125,7 +126,7 @@ def _model(row: dict[str, str]) -> Model:
         return presets.model(row["model_id"])
     return Model(
         id=CUSTOM_ID,
-        name=row["model"],
+        name=row["model"][:60],  # a label: long ones are cut, as `measurement` cuts every name
         total_params=round(float(row["params_b"]) * PARAMS_PER_BILLION),
         active_params=round(float(row["active_params_b"]) * PARAMS_PER_BILLION),
         layers=int(row["layers"]),
@@ -140,8 +141,24 @@ def _model(row: dict[str, str]) -> Model:
     )
 
 
+@cache
+def vector_flops() -> dict[str, float]:
+    """The FP32 vector peak, FLOP/s, of each GPU the files name, as its name is written there.
+
+    `data/gpu_vector_flops.csv`: one datasheet figure and its source per GPU, kept apart from the
+    rows (the same card appears in hundreds); a GPU it leaves empty has none published.
+    """
+    text = resources.files("core").joinpath("data", "gpu_vector_flops.csv").read_text(encoding="utf-8")
+    rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
+    return {row["gpu"]: float(row["vector_tflops_fp32"]) * FLOP_PER_TFLOP for row in rows if row["vector_tflops_fp32"]}
+
+
 def _gpu(row: dict[str, str]) -> GPU:
-    """The row's datasheet numbers; what its kernels sustain from the preset its name is, if any (`presets.gpu_like`)."""
+    """The row's datasheet numbers; what its kernels sustain from the preset its name is, if any (`presets.gpu_like`).
+
+    Its vector peak is `vector_flops()`'s for its name, else the preset's: a file of one's own
+    naming a card as the presets do ("NVIDIA A100 80GB SXM") gets it too.
+    """
 
     def tflops(key: str) -> float:
         return round(float(row[key]) * FLOP_PER_TFLOP)
@@ -157,6 +174,7 @@ def _gpu(row: dict[str, str]) -> GPU:
         peak_flops_4bit_per_s=tflops("tflops_4") if row["tflops_4"] else None,
         memory_bytes=round(float(row["memory_gb"]) * BYTES_PER_GB),
         interconnect_bytes_per_s=round(float(row["interconnect_gb_s"]) * BYTES_PER_GB),
+        vector_flops_per_s=vector_flops().get(row["gpu"], None if like is None else like.vector_flops_per_s),
         sustained_bandwidth_share=1.0 if like is None else like.sustained_bandwidth_share,
         sustained_compute_share=1.0 if like is None else like.sustained_compute_share,
     )

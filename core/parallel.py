@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from core.arraymath import Quantity
 from core.roofline import machine_balance_flop_per_byte
 from core.specs import GPU, Efficiency, Precision
+from core.units import BITS_PER_BYTE
 
 # Megatron-style tensor parallelism synchronises twice per layer: after attention and after the MLP.
 ALLREDUCES_PER_LAYER = 2
@@ -72,6 +73,10 @@ def effective_machine(
     shares (`GPU.sustained_bandwidth_share`, `..._compute_share`: 1 but where microbenchmarks
     measure it clearly below the reference H100) derate every engine, never the ideal machine:
     an MI300X on vLLM's MFU 0.50 → 1,307 × 0.64 × 0.50 = 418 TFLOP/s of 16-bit maths.
+    Dequantised weights stream no faster than the vector cores unpack them: N × vector peak ÷
+    `Efficiency.unpack_flop_per_weight` weights a second. A100 (19.5 TFLOP/s FP32, 2,039 GB/s)
+    at 12 FLOP per weight and 4.5 bits → 1.625e12 weights/s × 0.5625 B = 0.914 TB/s, under half
+    its bandwidth; an RTX 4090 (82.6 TFLOP/s, 1,008 GB/s) → 3.87 TB/s, nearly 4× its bandwidth.
     `prefill_micro_batch_tokens` is the engine's (its scheduling, not a cost): how many prompt
     tokens one pass carries on the GPU (llama.cpp's n_ubatch), which the expert padding counts.
     """
@@ -83,7 +88,13 @@ def effective_machine(
     bandwidth = gpu_count * gpu.memory_bandwidth_bytes_per_s * bandwidth_share
     compute = gpu_count * gpu.peak_flops_per_s(precision.math_bits) * compute_share
     attention = gpu_count * gpu.peak_flops_per_s(precision.attention_bits) * compute_share
-    dequantised = precision.dequantises and (efficiency.dequant_bandwidth, efficiency.dequant_compute) != (1, 1)
+    weight_bandwidth = bandwidth * efficiency.dequant_bandwidth
+    if gpu.vector_flops_per_s is not None and efficiency.unpack_flop_per_weight > 0:
+        # A dequantising kernel streams its weights through the vector cores (load, unpack, then
+        # the maths), so they move no faster than those cores unpack them.
+        unpacked_weights_per_s = gpu_count * gpu.vector_flops_per_s / efficiency.unpack_flop_per_weight
+        weight_bandwidth = min(weight_bandwidth, unpacked_weights_per_s * precision.weight_bits / BITS_PER_BYTE)
+    dequantised = precision.dequantises and (weight_bandwidth, efficiency.dequant_compute) != (bandwidth, 1)
     return Machine(
         bandwidth_bytes_per_s=bandwidth,
         compute_flops_per_s=compute,
@@ -92,7 +103,7 @@ def effective_machine(
         step_overhead_s=efficiency.step_overhead_s,
         sequence_overhead_s=efficiency.sequence_overhead_s,
         allreduce_latency_s=efficiency.allreduce_latency_s,
-        weight_bandwidth_bytes_per_s=bandwidth * efficiency.dequant_bandwidth if dequantised else bandwidth,
+        weight_bandwidth_bytes_per_s=weight_bandwidth if dequantised else bandwidth,
         weight_compute_flops_per_s=compute * efficiency.dequant_compute if dequantised else compute,
         attention_flops_per_s=attention,
         request_overhead_s=efficiency.request_overhead_s,

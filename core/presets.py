@@ -38,6 +38,8 @@ _GPU_REQUIRED = {
 }
 _GPU_OPTIONAL = {
     "peak_tflops_4bit",
+    "vector_tflops_fp32",
+    "vector_source",
     "price_usd_per_hour",
     "sustained_bandwidth_share",
     "sustained_compute_share",
@@ -112,10 +114,15 @@ def parse_gpu(entry: dict[str, Any]) -> GPUPreset:
             else round(entry["peak_tflops_4bit"] * FLOP_PER_TFLOP),
             memory_bytes=round(entry["memory_gb"] * BYTES_PER_GB),
             interconnect_bytes_per_s=round(entry["interconnect_gb_per_s"] * BYTES_PER_GB),
+            vector_flops_per_s=None
+            if entry.get("vector_tflops_fp32") is None
+            else round(entry["vector_tflops_fp32"] * FLOP_PER_TFLOP),
             price_usd_per_hour=None if price is None else float(price),
             sustained_bandwidth_share=float(entry.get("sustained_bandwidth_share", 1.0)),
             sustained_compute_share=float(entry.get("sustained_compute_share", 1.0)),
         )
+        if gpu.vector_flops_per_s is not None and not str(entry.get("vector_source", "")).strip():
+            raise ValueError("vector_tflops_fp32 needs vector_source: the datasheet it comes from")
         if gpu.sustained_bandwidth_share != 1 or gpu.sustained_compute_share != 1:
             if not str(entry.get("sustained_source", "")).strip():
                 raise ValueError("a sustained share needs sustained_source: the measurements it comes from")

@@ -5,8 +5,8 @@ The real case is Llama 3.1 8B on one H100 SXM under vLLM, batch 1, 200-token pro
 reply (`python -m core estimate --model llama-3.1-8b --gpu h100-sxm --engine vllm --json`):
 TTFT 61.437 ms, TPOT 7.4503 ms, total 3,786.56 ms (decode 3,725.13 ms), 132.05 tok/s. Its regime
 is "batch 1", where vLLM has measurements, so the range is calibrated and `core.ranges.SPREADS`
-gives TTFT (-0.33, 1.62) and TPOT (-0.17, 0.92): × e^-0.33 = 0.71892 to × e^1.62 = 5.05309 and
-× e^-0.17 = 0.84366 to × e^0.92 = 2.50929. Ranges are shown to two significant figures, the low
+gives TTFT (-0.33, 1.62) and TPOT (-0.18, 0.79): × e^-0.33 = 0.71892 to × e^1.62 = 5.05309 and
+× e^-0.18 = 0.83527 to × e^0.79 = 2.20339. Ranges are shown to two significant figures, the low
 end rounded down and the high end up.
 """
 
@@ -27,14 +27,14 @@ LLAMA_8B_VLLM = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm"}
 EXPECTED_8B = {
     # 61.437 ms × 0.71892 = 44.17 → 44; × 5.05309 = 310.45 → 320
     "Time to first token": "likely 44–320 ms",
-    # 7.4503 ms × 0.84366 = 6.2856 → 6.2; × 2.50929 = 18.69 → 19
-    "Time per output token": "likely 6.2–19 ms",
-    # 44.17 + 3,725.13 × 0.84366 = 3,186.9 ms → 3.1 s; 310.45 + 3,725.13 × 2.50929 = 9,657.9 ms → 9.7 s
-    "Total latency": "likely 3.1–9.7 s",
-    # one user's stream is 1 ÷ TPOT: 1 ÷ 18.69 ms = 53.5 → 53; 1 ÷ 6.2856 ms = 159.1 → 160
-    "Each user's stream": "likely 53–160 tok/s",
-    # 500 tokens ÷ 9.6579 s = 51.8 → 51; ÷ 3.1869 s = 156.9 → 160
-    "Whole batch's output": "likely 51–160 tok/s",
+    # 7.4503 ms × 0.83527 = 6.2230 → 6.2; × 2.20339 = 16.416 → 17
+    "Time per output token": "likely 6.2–17 ms",
+    # 44.17 + 3,725.13 × 0.83527 = 3,155.7 ms → 3.1 s; 310.45 + 3,725.13 × 2.20339 = 8,518.4 ms → 8.6 s
+    "Total latency": "likely 3.1–8.6 s",
+    # one user's stream is 1 ÷ TPOT: 1 ÷ 16.416 ms = 60.9 → 60; 1 ÷ 6.2230 ms = 160.7 → 170
+    "Each user's stream": "likely 60–170 tok/s",
+    # 500 tokens ÷ 8.5184 s = 58.7 → 58; ÷ 3.1557 s = 158.4 → 160
+    "Whole batch's output": "likely 58–160 tok/s",
 }
 CALIBRATED_8B = "calibrated on vLLM measurements at batch 1"
 
@@ -131,8 +131,8 @@ def test_the_latency_page_shows_the_ranges_and_the_band(llama_latency) -> None:
     }
     shown = captions(llama_latency)
     # total and throughput at M = 500, as on the Overview
-    assert "Engine: vLLM (MBU 73.0%, MFU 50.0%). At M = 500, total 3.79 s (likely 3.1–9.7 s)" in shown
-    assert "output 132 tok/s (likely 51–160 tok/s): the shaded band on the chart" in shown
+    assert "Engine: vLLM (MBU 73.0%, MFU 50.0%). At M = 500, total 3.79 s (likely 3.1–8.6 s)" in shown
+    assert "output 132 tok/s (likely 58–160 tok/s): the shaded band on the chart" in shown
     assert CALIBRATED_8B in shown
     names = chart_names(llama_latency)
     assert names[:2] == ["likely low", "likely range (about 80% of real servers)"]  # drawn first, under the line
@@ -156,8 +156,8 @@ def test_the_band_is_cores_total_range_at_every_length() -> None:
     low, high = band
     assert (low[0], high[0]) == (pytest.approx(rng.ttft_low_s), pytest.approx(rng.ttft_high_s))  # M = 0: TTFT's
     assert (low[-1], high[-1]) == (pytest.approx(rng.total_low_s), pytest.approx(rng.total_high_s))
-    # halfway: 44.17 + 1,862.56 × 0.84366 = 1,615.5 ms; 310.45 + 1,862.56 × 2.50929 = 4,984.2 ms
-    assert low[1] == pytest.approx(1.6155, rel=1e-3) and high[1] == pytest.approx(4.9842, rel=1e-3)
+    # halfway: 44.17 + 1,862.56 × 0.83527 = 1,599.9 ms; 310.45 + 1,862.56 × 2.20339 = 4,414.4 ms
+    assert low[1] == pytest.approx(1.5999, rel=1e-3) and high[1] == pytest.approx(4.4144, rel=1e-3)
     assert likely.latency_band(estimate(Scenario.lesson()), [3.50933]) is None
 
 
@@ -166,8 +166,8 @@ def test_the_roofline_names_the_engine_and_its_efficiency(open_app) -> None:
     intro = at.main.markdown[0].value
     assert "The engine is **vLLM**: its kernels reach 73.0% of the datasheet's memory bandwidth (MBU)" in intro
     assert "and 50.0% of its compute (MFU)" in intro
-    # int4 weights are dequantised: vLLM's AWQ/GPTQ kernels reach 0.87 of its bandwidth for them
-    assert "These 4.5-bit weights are unpacked inside the matmul: their reads reach 87.0% of that bandwidth." in intro
+    # int4 weights are dequantised: vLLM's AWQ/GPTQ kernels reach 0.94 of its bandwidth for them
+    assert "These 4.5-bit weights are unpacked inside the matmul: their reads reach 94.0% of that bandwidth." in intro
     assert "per decode step on vLLM here" in captions(at)
 
 
@@ -211,3 +211,4 @@ def test_a_gpu_that_sustains_less_than_an_h100_says_so(open_app) -> None:
     # The lesson's ideal machine reads the datasheet, on any GPU: nothing to say.
     ideal = open_app("roofline", **{**link, "engine": "ideal"}).main.markdown[0].value
     assert "kernels sustain" not in ideal and "this GPU sustains" not in ideal
+

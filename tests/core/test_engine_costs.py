@@ -15,6 +15,7 @@ from core.engine import (
     LLAMA_CPP,
     LLAMA_CPP_MOE_LAYER_OVERHEAD_S,
     LLAMA_CPP_RADEON,
+    METAL_MBU,
     MOE_LAYER_OVERHEAD_S,
     RADEON_DEQUANT_COMPUTE,
     RADEON_EXPERT_PADDING_TOKENS,
@@ -25,6 +26,7 @@ from core.engine_fit import (
     LATER_FITTED,
     LATER_FITTED_ON,
     fit_later,
+    metal_decode_rows,
     own_moe_rows,
     padding_rows,
     radeon_dequant_rows,
@@ -66,13 +68,13 @@ def test_step_cost_scales_with_what_the_engine_launches(model_id, step_s):
 
 def test_a_small_model_decodes_at_its_bytes_plus_a_small_fixed_cost():
     # Llama 3.2 1B fp16 on one H100, typical, batch 1, a 1-token prompt and reply:
-    # 1.236e9 × 2 B = 2.472 GB (+ 1 token of KV, 32,768 B) / (3.35e12 × 0.85) = 0.8682 ms,
-    # + 16 × 30 µs + 62 µs per sequence = 0.542 ms → TPOT 1.410 ms.
+    # 1.236e9 × 2 B = 2.472 GB (+ 1 token of KV, 32,768 B) / (3.35e12 × 0.88) = 0.8386 ms,
+    # + 16 × 30 µs + 68 µs per sequence = 0.548 ms → TPOT 1.3866 ms.
     result = estimate_on("llama-3.2-1b", "h100-sxm", "typical", prompt_tokens=1, output_tokens=1)
     assert result.decode.bytes_moved == pytest.approx(2.472e9 + 32_768, rel=1e-12)
-    assert result.decode.memory_time_s == pytest.approx((2.472e9 + 32_768) / (3.35e12 * 0.85), rel=1e-12)
-    assert result.decode.fixed_time_s == pytest.approx(16 * 30e-6 + 62e-6, rel=1e-12)
-    assert result.tpot_s == pytest.approx(1.4102e-3, rel=1e-4)
+    assert result.decode.memory_time_s == pytest.approx((2.472e9 + 32_768) / (3.35e12 * 0.88), rel=1e-12)
+    assert result.decode.fixed_time_s == pytest.approx(16 * 30e-6 + 68e-6, rel=1e-12)
+    assert result.tpot_s == pytest.approx(1.3866e-3, rel=1e-4)
 
 
 def test_expert_visits_count_the_distinct_experts_each_moe_layer_runs():
@@ -102,20 +104,42 @@ def test_mixtral_decode_step_on_vllm_by_hand():
 
 def test_dequantising_kernels_read_weights_at_their_share_of_the_bandwidth():
     # Llama 3.1 8B in int4 (4.5 bits) on one H100 under vLLM, a 1-token prompt and reply:
-    # weights 8.03e9 × 4.5 / 8 = 4.5169 GB at 3.35e12 × 0.73 × 0.87 (its dequantising share)
-    # = 2.1230 ms; the 131,072 B of KV at the full 3.35e12 × 0.73 = 0.0536 µs.
+    # weights 8.03e9 × 4.5 / 8 = 4.5169 GB at 3.35e12 × 0.73 × 0.94 (its dequantising share)
+    # = 1.9650 ms; the 131,072 B of KV at the full 3.35e12 × 0.73 = 0.0536 µs. Its vector cores
+    # (67 TFLOP/s FP32) unpack 67e12 / 13.5 = 4.96e12 weights/s = 2.79 TB/s of 4.5-bit weights,
+    # more than the 2.30 TB/s the kernel reads: no cap on an H100.
     result = estimate_on("llama-3.1-8b", "h100-sxm", "vllm", INT4, prompt_tokens=1, output_tokens=1)
     weights = 8.03e9 * 4.5 / 8
-    assert weights / (3.35e12 * 0.73 * 0.87) == pytest.approx(2.1230e-3, rel=1e-3)
-    expected = weights / (3.35e12 * 0.73 * 0.87) + 131_072 / (3.35e12 * 0.73)
+    assert weights / (3.35e12 * 0.73 * 0.94) == pytest.approx(1.9650e-3, rel=1e-3)
+    expected = weights / (3.35e12 * 0.73 * 0.94) + 131_072 / (3.35e12 * 0.73)
     assert result.decode.memory_time_s == pytest.approx(expected, rel=1e-12)
     # fp16 weights are not dequantised: the plain share.
     plain = estimate_on("llama-3.1-8b", "h100-sxm", "vllm", prompt_tokens=1, output_tokens=1)
     assert plain.decode.memory_time_s == pytest.approx((16.06e9 + 131_072) / (3.35e12 * 0.73), rel=1e-12)
-    # ExLlama/MLC-class kernels (the typical engine) read int4 at 0.99 of their MBU.
+    # ExLlama/MLC-class kernels (the typical engine) would read int4 at 0.99 of their MBU,
+    # 3.35e12 × 0.88 × 0.99 = 2.918 TB/s: above the 2.79 TB/s the H100's vector cores unpack.
     typical = estimate_on("llama-3.1-8b", "h100-sxm", "typical", INT4, prompt_tokens=1, output_tokens=1)
-    expected = weights / (3.35e12 * 0.85 * 0.99) + 131_072 / (3.35e12 * 0.85)
+    expected = weights / (67e12 / 13.5 * 4.5 / 8) + 131_072 / (3.35e12 * 0.88)
     assert typical.decode.memory_time_s == pytest.approx(expected, rel=1e-12)
+
+
+def test_an_a100_streams_int4_weights_no_faster_than_its_vector_cores_unpack_them():
+    # The same int4 Llama 3.1 8B under vLLM on one A100 80GB: its kernel would read the weights
+    # at 2.039e12 × 0.88 (what A100s sustain) × 0.73 × 0.94 = 1.231 TB/s, but its vector cores
+    # (19.5 TFLOP/s FP32) unpack 19.5e12 / 13.5 = 1.444e12 weights/s, 0.8125 TB/s of 4.5-bit
+    # weights: 4.5169 GB / 0.8125e12 = 5.559 ms, 1.52× the read. The KV cache is not unpacked:
+    # 131,072 B at 2.039e12 × 0.88 × 0.73.
+    result = estimate_on("llama-3.1-8b", "a100-80gb-sxm", "vllm", INT4, prompt_tokens=1, output_tokens=1)
+    unpacked_bytes_per_s = 19.5e12 / 13.5 * 4.5 / 8
+    assert unpacked_bytes_per_s == pytest.approx(0.8125e12, rel=1e-12)
+    assert result.machine.weight_bandwidth_bytes_per_s == pytest.approx(unpacked_bytes_per_s, rel=1e-12)
+    expected = 8.03e9 * 4.5 / 8 / unpacked_bytes_per_s + 131_072 / (2.039e12 * 0.88 * 0.73)
+    assert result.decode.memory_time_s == pytest.approx(expected, rel=1e-12)
+    assert expected == pytest.approx(5.559e-3, rel=1e-3)
+    # The ideal machine unpacks for free, and a GPU without a published vector peak has no cap.
+    unknown = replace(presets.gpu("a100-80gb-sxm"), vector_flops_per_s=None)
+    uncapped = estimate(replace(result.scenario, gpu=unknown))
+    assert uncapped.machine.weight_bandwidth_bytes_per_s == pytest.approx(2.039e12 * 0.88 * 0.73 * 0.94, rel=1e-12)
 
 
 def test_dequantising_prefill_pays_on_the_weight_matmuls_not_on_attention():
@@ -154,8 +178,9 @@ def test_every_engine_is_an_efficiency_base_and_a_link():
         scenario = Scenario.from_flat({"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": engine_id})
         assert scenario.efficiency == profile.efficiency(model)
         assert Scenario.from_flat(scenario.to_flat()) == scenario
-    assert LLAMA_CPP.efficiency(model).step_overhead_s == pytest.approx(32 * 106e-6, rel=1e-12)
-    assert VLLM.efficiency(model).dequant_bandwidth == 0.87
+    assert LLAMA_CPP.efficiency(model).step_overhead_s == pytest.approx(32 * 104e-6, rel=1e-12)
+    assert VLLM.efficiency(model).dequant_bandwidth == 0.94
+    assert VLLM.efficiency(model).unpack_flop_per_weight == 13.5
     assert VLLM.efficiency(model).stream_overhead_s == 82e-5
 
 
@@ -231,9 +256,12 @@ def test_llama_cpp_off_apple_prefills_a_mixture_of_experts_slower_by_its_padding
 
 
 def test_a_dense_model_pays_no_expert_padding():
-    # Llama 3.1 8B: no experts, so the two llama.cpp backends agree to the bit.
+    # Llama 3.1 8B: no experts, so the two llama.cpp backends agree to the bit at the same MBU
+    # (Metal's own, 0.80, is the one other cost they do not share for a dense model).
+    model = presets.model("llama-3.1-8b")
     cuda = estimate_on("llama-3.1-8b", "h100-sxm", "llama.cpp", prompt_tokens=2048, output_tokens=64)
-    metal = estimate_on("llama-3.1-8b", "h100-sxm", "llama.cpp-metal", prompt_tokens=2048, output_tokens=64)
+    metal_costs = replace(ENGINES["llama.cpp-metal"], mbu=LLAMA_CPP.mbu).efficiency(model)
+    metal = estimate(replace(cuda.scenario, efficiency=metal_costs))
     assert (cuda.ttft_s, cuda.tpot_s) == (metal.ttft_s, metal.tpot_s)
 
 
@@ -263,10 +291,11 @@ def test_llama_cpp_rows_run_on_their_backends_profile():
     assert (
         "MI300X" in gpus["llama.cpp"] and "Radeon-8060S-StrixHalo" in gpus["llama.cpp-radeon"]
     )  # Instinct is not Radeon
-    # Metal shares every fitted cost but the padding and the cost per MoE layer; Radeon every one
-    # but its own (core.engine_fit.LATER_FITTED), the cost per MoE layer llama.cpp's.
+    # Metal shares every fitted cost but the padding, the cost per MoE layer and its MBU; Radeon
+    # every one but its own (core.engine_fit.LATER_FITTED), the cost per MoE layer llama.cpp's.
     metal, radeon = ENGINES["llama.cpp-metal"], ENGINES["llama.cpp-radeon"]
-    own = ("id", "name", "expert_padding_tokens", "moe_layer_overhead_s")
+    own = ("id", "name", "expert_padding_tokens", "moe_layer_overhead_s", "mbu")
+    assert (metal.mbu, LLAMA_CPP.mbu) == (METAL_MBU, 0.95) == (0.80, 0.95)
     assert replace(metal, **{k: getattr(LLAMA_CPP, k) for k in own}) == LLAMA_CPP
     assert (
         replace(radeon, **{k: getattr(LLAMA_CPP, k) for k in ("id", "name", *LATER_FITTED["llama.cpp-radeon"])})
@@ -307,12 +336,14 @@ def test_the_costs_fitted_on_the_later_sets_are_what_their_fits_give():
     # the sources and the left-one-source-out errors.
     rows = [m for name in LATER_FITTED_ON for m in load(name)]
     assert (len(own_moe_rows(rows)), len(radeon_dequant_rows(rows))) == (74, 24)
+    assert (len(metal_decode_rows(rows)), len({m.source_id for m in metal_decode_rows(rows)})) == (85, 21)
     assert (len(padding_rows(rows)), len(padding_rows(rows, "llama.cpp-radeon"))) == (23, 26)
     assert fit_later(rows) == {
         "llama.cpp": {
             "moe_layer_overhead_s": LLAMA_CPP_MOE_LAYER_OVERHEAD_S,
             "expert_padding_tokens": EXPERT_PADDING_TOKENS,
         },
+        "llama.cpp-metal": {"mbu": METAL_MBU},
         "llama.cpp-radeon": {
             "moe_layer_overhead_s": LLAMA_CPP_MOE_LAYER_OVERHEAD_S,
             "expert_padding_tokens": RADEON_EXPERT_PADDING_TOKENS,
@@ -324,13 +355,16 @@ def test_the_costs_fitted_on_the_later_sets_are_what_their_fits_give():
 
 
 def test_every_engines_step_cost_shows_as_the_number_it_sums_to():
-    # Llama.cpp on Qwen3-30B-A3B: 48 × (106 + 0) µs = 5.088 ms, shown so (not 5.088000000000001,
-    # the binary product); Metal's 48 × (106 + 80) µs = 8.928 ms; the same for every preset on every engine.
+    # Llama.cpp on Qwen3-30B-A3B: 48 × (104 + 0) µs = 4.992 ms; Metal's 48 × (104 + 80) µs =
+    # 8.832 ms; costs of 92 and 75 µs sum to 8.016 ms, shown so (not 8.015999999999998, the binary
+    # sum); the same for every preset on every engine.
     step = dict(inputs(Efficiency))["step_overhead_s"]
     qwen = presets.model("qwen3-30b-a3b")
-    assert 48 * 106e-6 != 5.088e-3
-    assert flat_text(step, LLAMA_CPP.step_overhead_s(qwen)) == "5.088"
-    assert flat_text(step, ENGINES["llama.cpp-metal"].step_overhead_s(qwen)) == "8.928"
+    assert 48 * 92e-6 + 48 * 75e-6 != 8.016e-3
+    odd = replace(LLAMA_CPP, launch_overhead_per_layer_s=92e-6, moe_layer_overhead_s=75e-6)
+    assert flat_text(step, odd.step_overhead_s(qwen)) == "8.016"
+    assert flat_text(step, LLAMA_CPP.step_overhead_s(qwen)) == "4.992"
+    assert flat_text(step, ENGINES["llama.cpp-metal"].step_overhead_s(qwen)) == "8.832"
     for model_id in presets.model_presets():
         for profile in ENGINES.values():
             shown = flat_text(step, profile.step_overhead_s(presets.model(model_id)))

@@ -34,6 +34,7 @@ IDEAL = replace(
     expert_overhead_s=0.0,
     dequant_bandwidth=1.0,
     dequant_compute=1.0,
+    unpack_flop_per_weight=0.0,
 )
 
 

@@ -485,23 +485,23 @@ def test_self_hosting_is_not_possible_when_the_setup_does_not_fit():
 
 
 def test_break_even_beyond_capacity_is_no_headline():
-    # Llama 3.1 8B on one A100 80GB at $2.4984/h, the typical engine (MBU 0.85, MFU 0.88, 32
-    # layers × 30 µs + 62 µs per sequence = 1.022 ms a step) on an A100, whose copy kernels
-    # sustain 0.88 of what an H100's do (bandwidth 2,039e9 × 0.85 × 0.88 = 1.52517e12 B/s),
+    # Llama 3.1 8B on one A100 80GB at $2.4984/h, the typical engine (MBU 0.88, MFU 0.88, 32
+    # layers × 30 µs + 68 µs per sequence = 1.028 ms a step) on an A100, whose copy kernels
+    # sustain 0.88 of what an H100's do (bandwidth 2,039e9 × 0.88 × 0.88 = 1.57900e12 B/s),
     # 200 → 500 tokens, API $0.00085 a reply:
     #   break-even 2.4984 × 24 / 0.00085 = 70,543 replies a day
-    #   batch 1: TTFT 3.2225e12 FLOP / (312e12 × 0.88) + 1.022 ms = 12.759 ms; 500 steps of
-    #   (16.06e9 + 449.5 × 131,072) B / 1.52517e12 + 1.022 ms = 11.591 ms → 5.808 s a reply,
-    #   86,400 / 5.808 = 14,876 replies a day: one fleet never reaches its break-even.
+    #   batch 1: TTFT 3.2225e12 FLOP / (312e12 × 0.88) + 1.028 ms = 12.765 ms; 500 steps of
+    #   (16.06e9 + 449.5 × 131,072) B / 1.57900e12 + 1.028 ms = 11.236 ms → 5.631 s a reply,
+    #   86,400 / 5.631 = 15,344 replies a day: one fleet never reaches its break-even.
     single = _estimate("llama-3.1-8b", "a100-80gb-sxm").self_hosting
     assert single.break_even_replies_per_day == pytest.approx(2.4984 * 24 / 0.00085)
-    assert single.capacity_replies_per_day == pytest.approx(14_876, rel=1e-3)
+    assert single.capacity_replies_per_day == pytest.approx(15_344, rel=1e-3)
     assert not single.breaks_even and single.reachable_break_even_replies_per_day is None
-    # Batch 16: TTFT 16 × 3.2225e12 / 274.56e12 + 0.960 ms + 16 × 62 µs = 189.74 ms; steps of
-    # (16.06e9 + 16 × 449.5 × 131,072) / 1.52517e12 + 1.952 ms = 13.100 ms → 6.740 s, and
-    # 16 × 86,400 / 6.740 = 205,111 a day: the break-even is within reach.
+    # Batch 16: TTFT 16 × 3.2225e12 / 274.56e12 + 0.960 ms + 16 × 68 µs = 189.84 ms; steps of
+    # (16.06e9 + 16 × 449.5 × 131,072) / 1.57900e12 + 2.048 ms = 12.816 ms → 6.598 s, and
+    # 16 × 86,400 / 6.598 = 209,523 a day: the break-even is within reach.
     batched = _estimate("llama-3.1-8b", "a100-80gb-sxm", batch_size=16).self_hosting
-    assert batched.capacity_replies_per_day == pytest.approx(205_111, rel=1e-3)
+    assert batched.capacity_replies_per_day == pytest.approx(209_523, rel=1e-3)
     assert batched.reachable_break_even_replies_per_day == pytest.approx(70_543, rel=1e-4)
 
 

@@ -172,10 +172,12 @@ def test_an_open_loop_row_is_judged_on_the_open_loop(tmp_path):
         # GPUStack, dstack, France Travail, SGLang's cookbook, vLLM's recipes ...
         # (140 since MXFP4 is read: its 7 gpt-oss-120b rows were skipped before, at 133, 16.6 %, 64.0 %.)
         # The last three: TTFT 67.1, TPOT 23.6 and 21.7 % before the engines' shared cost per MoE layer
-        # was refitted without llama.cpp's rows (75 → 80 µs, core.engine_fit.OWN_MOE_LAYER).
-        ("serving_other_models.csv", 140, 16.6, 67.4),
+        # was refitted without llama.cpp's rows (75 → 80 µs, core.engine_fit.OWN_MOE_LAYER). TPOT 16.6 and
+        # 26.6 % before the vector cores' unpacking cap and its refit: SGLang on 8 × B200 pays the typical
+        # engine's all-reduce, 22 → 26 µs, and gpt-oss's MXFP4 on an A100 is capped (2 rows, 7 → 41 %).
+        ("serving_other_models.csv", 140, 20.1, 67.4),
         # ... and, gathered after those had been seen, TensorRT-LLM issue 5929, vLLM PR 23151, DataCrunch, SGLang.
-        ("serving_other_models_fresh.csv", 34, 26.6, 58.4),
+        ("serving_other_models_fresh.csv", 34, 26.8, 58.4),
         # ... and a third look (Qwen2.5-7B on an L4, AMD's DeepSeek-R1 on 8 x MI355X, gpt-oss-20b on an H100).
         ("serving_other_models_fresh2.csv", 19, 23.0, 20.9),
         # ... and a fourth (Qwen3-32B on 8 x H100, H200 and B200 under vLLM, 100 prompts at once): 129.1 % and

@@ -30,6 +30,7 @@ BASE: dict[type, dict[str, Any]] = {
         memory_bytes=8e10,
         interconnect_bytes_per_s=4.5e11,
         peak_flops_4bit_per_s=1.2e15,
+        vector_flops_per_s=6e13,
         price_usd_per_hour=2.0,
         sustained_bandwidth_share=0.9,
         sustained_compute_share=0.7,
@@ -65,6 +66,7 @@ BASE: dict[type, dict[str, Any]] = {
         expert_padding_tokens=120.0,
         dequant_bandwidth=0.7,
         dequant_compute=0.6,
+        unpack_flop_per_weight=12.0,
     ),
     Workload: dict(
         prompt_tokens=200, output_tokens=500, batch_size=8, cached_prompt_tokens=100, gpu_count=2, cache_write_tokens=0
@@ -105,6 +107,7 @@ FIELDS = [
     Field(GPU, "memory_bytes", "float", 1e8, False, 1e14, ">= 100,000,000 and <= 1e+14"),
     Field(GPU, "interconnect_bytes_per_s", "float", 1e8, False, 1e14, ">= 100,000,000 and <= 1e+14"),
     Field(GPU, "peak_flops_4bit_per_s", "float", 1e11, False, 1e18, ">= 100,000,000,000 and <= 1e+18", optional=True),
+    Field(GPU, "vector_flops_per_s", "float", 1e11, False, 1e17, ">= 100,000,000,000 and <= 1e+17", optional=True),
     Field(GPU, "price_usd_per_hour", "float", 0, False, 1e4, ">= 0 and <= 10,000", optional=True),
     Field(GPU, "sustained_bandwidth_share", "float", 0.1, False, 1, ">= 0.1 and <= 1"),
     Field(GPU, "sustained_compute_share", "float", 0.1, False, 1, ">= 0.1 and <= 1"),
@@ -141,6 +144,7 @@ FIELDS = [
     Field(Efficiency, "expert_padding_tokens", "float", 0, False, 100_000, ">= 0 and <= 100,000"),
     Field(Efficiency, "dequant_bandwidth", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
     Field(Efficiency, "dequant_compute", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
+    Field(Efficiency, "unpack_flop_per_weight", "float", 0, False, 1000, ">= 0 and <= 1,000"),
     Field(Workload, "prompt_tokens", "int", 1, False, 10_000_000, ">= 1 and <= 10,000,000"),
     Field(Workload, "output_tokens", "int", 1, False, 1_000_000, ">= 1 and <= 1,000,000"),
     Field(Workload, "batch_size", "int", 1, False, 1_000_000, ">= 1 and <= 1,000,000"),
