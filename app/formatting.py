@@ -82,6 +82,16 @@ def gigabytes(n_bytes: float) -> str:
     return f"{n_bytes / 1e9:,.2f} GB"
 
 
+def bandwidth(bytes_per_s: float) -> str:
+    """'0.81 TB/s', '864 GB/s'."""
+    return f"{bytes_per_s / 1e12:,.2f} TB/s" if bytes_per_s >= 1e12 else f"{bytes_per_s / 1e9:,.0f} GB/s"
+
+
+def tflops(flops_per_s: float) -> str:
+    """'19.5 TFLOP/s'."""
+    return f"{flops_per_s / 1e12:,.1f} TFLOP/s"
+
+
 def tokens_per_s(rate: float) -> str:
     return f"{rate:,.0f} tok/s"
 

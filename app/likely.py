@@ -106,7 +106,20 @@ def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
     if machine.dequantised and shares:
         bits = f"{scenario.precision.weight_bits:g}"
         line += f" These {bits}-bit weights are unpacked inside the matmul: {' and '.join(shares)}."
+    read = machine.bandwidth_bytes_per_s * e.dequant_bandwidth
+    if machine.dequantised and machine.weight_bandwidth_bytes_per_s < read * (1 - 1e-9) and gpu_vector(scenario):
+        line += (
+            f" Unpacking caps them: at {e.unpack_flop_per_weight:g} FLOP a weight on its vector cores "
+            f"({gpu_vector(scenario)}), they stream at {fmt.bandwidth(machine.weight_bandwidth_bytes_per_s)}, "
+            f"not {fmt.bandwidth(read)}."
+        )
     return line + (_sustained_note(scenario) if derated else "")
+
+
+def gpu_vector(scenario: Scenario) -> str:
+    """'19.5 TFLOP/s FP32' for the group's vector peak, '' when the GPU gives none."""
+    vector = scenario.gpu.vector_flops_per_s
+    return "" if vector is None else f"{fmt.tflops(vector * scenario.workload.gpu_count)} FP32"
 
 
 def _sustained_note(scenario: Scenario) -> str:

@@ -212,3 +212,16 @@ def test_a_gpu_that_sustains_less_than_an_h100_says_so(open_app) -> None:
     ideal = open_app("roofline", **{**link, "engine": "ideal"}).main.markdown[0].value
     assert "kernels sustain" not in ideal and "this GPU sustains" not in ideal
 
+
+def test_the_roofline_says_when_the_vector_cores_cap_the_weights_stream(open_app) -> None:
+    # int4 Llama 3.1 8B under vLLM on an A100 80GB (core's test_an_a100_streams_int4_weights_...):
+    # 2.039e12 × 0.88 × 0.73 × 0.94 = 1.231 TB/s read, capped at 19.5e12 / 13.5 × 4.5 / 8 = 0.8125 TB/s.
+    at = open_app("roofline", model="llama-3.1-8b", gpu="a100-80gb-sxm", engine="vllm", wbits="4.5")
+    intro = " ".join(m.value for m in at.main.markdown)
+    assert (
+        "Unpacking caps them: at 13.5 FLOP a weight on its vector cores (19.5 TFLOP/s FP32), they stream at "
+        "812 GB/s, not 1.23 TB/s." in intro
+    )
+    # On an RTX 4090 (82.6 TFLOP/s for 1,008 GB/s) the cap is far above the read: no sentence.
+    at = open_app("roofline", model="llama-3.1-8b", gpu="rtx-4090", engine="vllm", wbits="4.5")
+    assert "Unpacking caps" not in " ".join(m.value for m in at.main.markdown)
