@@ -78,7 +78,9 @@ SHARED_UNPACKING = ("unpack_flop_per_weight",)
 # MoE layer as a dense one, an indexed matmul per projection behind a fused top-k, where vLLM's
 # fused-MoE path sorts tokens by expert first; one value for its two profiles, `OWN_MOE_LAYER`) and
 # its expert padding (per backend); on Radeon, its dequantising matmuls' share of MFU too. Metal
-# keeps the shared cost per MoE layer: its own, 105 µs, did not predict a left-out source better.
+# keeps the shared cost per MoE layer: its own, 105 µs, did not predict a left-out source better;
+# it reads at its own MBU (its decode rows of the later sets want 0.80 where llama.cpp's elsewhere
+# want 0.95; the fit set has four).
 LATER_FITTED: dict[str, tuple[str, ...]] = {
     "llama.cpp": ("moe_layer_overhead_s", "expert_padding_tokens"),
     "llama.cpp-metal": ("mbu",),
@@ -306,7 +308,7 @@ def fit_later(measurements: Iterable[Measurement]) -> dict[str, dict[str, float]
     """Every `LATER_FITTED` cost on `measurements`, each with the shipped others in place.
 
     In the order each is seen alone: the cost per MoE layer on decode, Radeon's dequantising
-    share on dense prefill, then each backend's padding on MoE prefill.
+    share on dense prefill, each backend's padding on MoE prefill, Metal's MBU on its decode.
     """
     rows = list(measurements)
     moe_layer = fit_own_moe_layer_overhead(rows)
