@@ -18,7 +18,7 @@ from app.figures import Numbers
 from core.efficiency import IDEAL, efficiency_base
 from core.engine import ALIASES, ENGINES
 from core.estimate import Estimate
-from core.parallel import Machine
+from core.parallel import Machine, unpacking_bytes_per_s
 from core.ranges import COVERAGE, EXTRAPOLATION_WIDENING, LikelyRange, likely_range, spread
 from core.scenario import Scenario
 
@@ -106,20 +106,23 @@ def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
     if machine.dequantised and shares:
         bits = f"{scenario.precision.weight_bits:g}"
         line += f" These {bits}-bit weights are unpacked inside the matmul: {' and '.join(shares)}."
-    read = machine.bandwidth_bytes_per_s * e.dequant_bandwidth
-    if machine.dequantised and machine.weight_bandwidth_bytes_per_s < read * (1 - 1e-9) and gpu_vector(scenario):
-        line += (
-            f" Unpacking caps them: at {e.unpack_flop_per_weight:g} FLOP a weight on its vector cores "
-            f"({gpu_vector(scenario)}), they stream at {fmt.bandwidth(machine.weight_bandwidth_bytes_per_s)}, "
-            f"not {fmt.bandwidth(read)}."
-        )
+    line += _unpacking_note(scenario, machine)
     return line + (_sustained_note(scenario) if derated else "")
 
 
-def gpu_vector(scenario: Scenario) -> str:
-    """'19.5 TFLOP/s FP32' for the group's vector peak, '' when the GPU gives none."""
+def _unpacking_note(scenario: Scenario, machine: Machine) -> str:
+    """' Unpacking caps them: …' when the vector cores stream the weights slower than the kernel reads them, else ''."""
+    e, gpus = scenario.efficiency, scenario.workload.gpu_count
+    unpacked = unpacking_bytes_per_s(scenario.gpu, gpus, e, scenario.precision)
+    read = machine.bandwidth_bytes_per_s * e.dequant_bandwidth
     vector = scenario.gpu.vector_flops_per_s
-    return "" if vector is None else f"{fmt.tflops(vector * scenario.workload.gpu_count)} FP32"
+    if not machine.dequantised or unpacked is None or vector is None or unpacked >= read:
+        return ""
+    return (
+        f" Unpacking caps them: at {e.unpack_flop_per_weight:g} FLOP a weight on its vector cores "
+        f"({fmt.tflops(vector * gpus)} FP32), "
+        f"they stream at {fmt.bandwidth(unpacked)}, not {fmt.bandwidth(read)}."
+    )
 
 
 def _sustained_note(scenario: Scenario) -> str:

@@ -89,11 +89,9 @@ def effective_machine(
     compute = gpu_count * gpu.peak_flops_per_s(precision.math_bits) * compute_share
     attention = gpu_count * gpu.peak_flops_per_s(precision.attention_bits) * compute_share
     weight_bandwidth = bandwidth * efficiency.dequant_bandwidth
-    if gpu.vector_flops_per_s is not None and efficiency.unpack_flop_per_weight > 0:
-        # A dequantising kernel streams its weights through the vector cores (load, unpack, then
-        # the maths), so they move no faster than those cores unpack them.
-        unpacked_weights_per_s = gpu_count * gpu.vector_flops_per_s / efficiency.unpack_flop_per_weight
-        weight_bandwidth = min(weight_bandwidth, unpacked_weights_per_s * precision.weight_bits / BITS_PER_BYTE)
+    unpacked = unpacking_bytes_per_s(gpu, gpu_count, efficiency, precision)
+    if unpacked is not None:
+        weight_bandwidth = min(weight_bandwidth, unpacked)
     dequantised = precision.dequantises and (weight_bandwidth, efficiency.dequant_compute) != (bandwidth, 1)
     return Machine(
         bandwidth_bytes_per_s=bandwidth,
@@ -114,6 +112,21 @@ def effective_machine(
         balance_flop_per_byte=machine_balance_flop_per_byte(compute, bandwidth),
         dequantised=dequantised,
     )
+
+
+def unpacking_bytes_per_s(gpu: GPU, gpu_count: int, efficiency: Efficiency, precision: Precision) -> float | None:
+    """How many bytes of narrow weights a second the group's vector cores unpack; None: no such limit.
+
+    N × vector peak ÷ `Efficiency.unpack_flop_per_weight` weights a second, × bits ÷ 8. A
+    dequantising kernel streams its weights through those cores (load, unpack, then the maths),
+    so they move no faster (`effective_machine` caps them at it). None when the GPU gives no
+    vector peak or unpacking costs nothing. Example: one A100 (19.5 TFLOP/s) at 13.5 FLOP per
+    weight and 4.5 bits → 1.444e12 × 0.5625 = 0.8125 TB/s.
+    """
+    if gpu.vector_flops_per_s is None or efficiency.unpack_flop_per_weight <= 0:
+        return None
+    weights_per_s = gpu_count * gpu.vector_flops_per_s / efficiency.unpack_flop_per_weight
+    return weights_per_s * precision.weight_bits / BITS_PER_BYTE
 
 
 def allreduce_time_s(message_bytes: Quantity, machine: Machine) -> Quantity:

@@ -35,6 +35,7 @@ from core.fields import flat_text, inputs
 from core.iteration import iteration
 from core.measurements import SETS, load
 from core.memory import expected_distinct_experts
+from core.parallel import unpacking_bytes_per_s
 from core.phases import prefill
 from core.specs import Efficiency, Precision, Workload
 from core.step_time import expert_padding_flops, expert_visits
@@ -133,6 +134,9 @@ def test_an_a100_streams_int4_weights_no_faster_than_its_vector_cores_unpack_the
     unpacked_bytes_per_s = 19.5e12 / 13.5 * 4.5 / 8
     assert unpacked_bytes_per_s == pytest.approx(0.8125e12, rel=1e-12)
     assert result.machine.weight_bandwidth_bytes_per_s == pytest.approx(unpacked_bytes_per_s, rel=1e-12)
+    s = result.scenario
+    assert unpacking_bytes_per_s(s.gpu, 1, s.efficiency, s.precision) == pytest.approx(0.8125e12, rel=1e-12)
+    assert unpacking_bytes_per_s(s.gpu, 1, IDEAL, s.precision) is None  # the ideal machine unpacks for free
     expected = 8.03e9 * 4.5 / 8 / unpacked_bytes_per_s + 131_072 / (2.039e12 * 0.88 * 0.73)
     assert result.decode.memory_time_s == pytest.approx(expected, rel=1e-12)
     assert expected == pytest.approx(5.559e-3, rel=1e-3)
