@@ -21,6 +21,7 @@ from core.memory import (
     kv_bytes_per_token_per_layer,
     kv_cache_bytes,
     kv_replication,
+    kv_token_layers,
     mean_kv_token_layers,
     weight_bytes_read,
 )
@@ -195,14 +196,21 @@ def decode_roofline_time_s(
 
     weights_s = weight_bytes_read(model, precision, batch_size) / machine.weight_bandwidth_bytes_per_s
     weight_maths_s = 2.0 * model.active_params * batch_size / machine.weight_compute_flops_per_s
+    # Step j's KV read and attention are these rates × the token-layers at its context
+    # (`kv_cache_bytes`, `attention_flops_per_token`), derived once rather than per line end.
+    kv_per_token_layer = kv_bytes_per_token_per_layer(model, precision) * kv_replication(model, machine.gpu_count)
+    kv_s = batch_size * kv_per_token_layer / machine.bandwidth_bytes_per_s
+    attention_s = (
+        batch_size * model.decode_attention_flops_per_token_layer / machine.attention_flops_per_s
+        if model.has_attention_shape
+        else 0.0
+    )
 
     def memory_s(j: int) -> Quantity:
-        kv = kv_cache_bytes(model, precision, prompt_tokens + j, batch_size, machine.gpu_count)
-        return weights_s + kv / machine.bandwidth_bytes_per_s
+        return weights_s + kv_s * kv_token_layers(model, prompt_tokens + j)
 
     def compute_s(j: int) -> Quantity:
-        attention = batch_size * attention_flops_per_token(model, prompt_tokens + j + 1)
-        return weight_maths_s + attention / machine.attention_flops_per_s
+        return weight_maths_s + attention_s * kv_token_layers(model, prompt_tokens + j + 1)
 
     for start, end in zip(starts, ends, strict=True):
         mem0, cmp0 = memory_s(start), compute_s(start)

@@ -4,6 +4,7 @@ parallel, memory, the bill and the line fit — each against a value worked out 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from core.arraymath import sum_of_max_of_lines
 from core.attention import attention_flops_per_token, prefill_attention_flops
 from core.batching import critical_batch, sweep_batch_sizes
 from core.billing import reply_cost, self_hosting
-from core.efficiency import IDEAL
+from core.efficiency import IDEAL, efficiency_base
 from core.fit import fit_latency_line, implied_mbu
 from core.memory import (
     expected_distinct_experts,
@@ -138,6 +139,21 @@ def test_moe_decode_at_batch_1_costs_like_its_active_size():
     step = decode_step(mixtral, FP16, machine(), 1, 0)
     # 12.88e9 active params × 2 bytes / 2e12 B/s ≈ 12.9 ms, far below the 46.7e9 × 2 / 2e12 = 46.7 ms of all weights
     assert step.time_s == pytest.approx(mixtral.active_params * 2 / 2e12, rel=1e-9)
+
+
+def test_the_machine_is_built_once_per_setup_and_anew_for_any_edited_number():
+    # effective_machine is cached by its frozen arguments: an equal GPU built apart (a link's
+    # custom copy of the preset) gets the very same Machine; any edited number a new one.
+    # 2 × H100 SXM at vLLM's MBU on fp8 → 2 × 3.35e12 × 0.73 = 4.891e12 B/s.
+    h100, fp8 = presets.gpu("h100-sxm"), Precision(8, 8)
+    vllm = efficiency_base("vllm", presets.model("llama-3.1-70b"))
+    first = effective_machine(h100, 2, vllm, fp8)
+    assert effective_machine(replace(h100), 2, vllm, fp8) is first
+    assert first.bandwidth_bytes_per_s == pytest.approx(2 * 3.35e12 * 0.73, rel=1e-12)
+    edited = effective_machine(replace(h100, memory_bandwidth_bytes_per_s=4.8e12), 2, vllm, fp8)
+    assert edited.bandwidth_bytes_per_s == pytest.approx(2 * 4.8e12 * 0.73, rel=1e-12)
+    assert effective_machine(h100, 4, vllm, fp8).bandwidth_bytes_per_s == pytest.approx(4 * 3.35e12 * 0.73)
+    assert effective_machine.cache_info().maxsize == 1024  # bounded: one entry per set-up
 
 
 def test_tensor_parallel_splits_the_read_and_adds_allreduces():
