@@ -18,9 +18,9 @@ from app.figures import NOTE, Numbers, Trace, axis, figure, hover_xy, line, log1
 Peaks = tuple[float, float] | None  # a datasheet's (FLOP/s, bytes/s)
 
 
-def _prefill_point(intensity: float, ridge: float, roof: Any) -> Trace:
+def _prefill_point(intensity: float, attained_tflops: float, compute_bound: bool) -> Trace:
     """The prefill diamond (its label is one of roofline_labels' notes)."""
-    bound = "compute" if intensity > ridge else "memory"
+    bound = "compute" if compute_bound else "memory"
     hover = "prefill<br>%{x:,.1f} FLOP/byte<br>%{y:,.2f} TFLOP/s<extra>%{fullData.name}</extra>"
     marker = {
         "color": theme.BOUND_COLOURS[bound],
@@ -29,16 +29,19 @@ def _prefill_point(intensity: float, ridge: float, roof: Any) -> Trace:
         "line": {"color": theme.PREFILL, "width": 3},
     }
     name = f"prefill ({bound}-bound)"
-    return points([intensity], roof([intensity]), name, hover, marker, legendrank=1001)  # after decode in the legend
+    return points([intensity], [attained_tflops], name, hover, marker, legendrank=1001)  # after decode in the legend
 
 
-def _roofs(x_range: tuple[float, float], machine: tuple[float, float], peaks: Peaks) -> list[Trace]:
-    """The effective roof (solid) and, when efficiency derates it, the datasheet roof (dotted), in TFLOP/s."""
+def _roofs(x_range: tuple[float, float], machine: tuple[float, float], peaks: Peaks, weights: Peaks) -> list[Trace]:
+    """The effective roof (solid); the datasheet's (dotted) when efficiency derates it; the weights' own
+    (dashed) when they stream or multiply slower than the rest, in TFLOP/s."""
     low, high = x_range
     hover = "%{x:,.1f} FLOP/byte<br>%{y:,.1f} TFLOP/s<extra>%{fullData.name}</extra>"
     roofs = [("roof: min(compute, bandwidth × intensity)", *machine, "solid", 3)]
     if peaks is not None and peaks != machine:
         roofs.insert(0, ("datasheet roof", *peaks, "dot", 1))
+    if weights is not None and weights != machine:
+        roofs.append(("the weights' roof (dequantised)", *weights, "dash", 2))
     traces = []
     for name, flops, bytes_per_s, dash, width in roofs:
         x = sorted({low, min(max(flops / bytes_per_s, low), high), high})
@@ -55,12 +58,22 @@ def roofline(
     decode_intensity: Numbers,
     prefill_intensity: float,
     peaks: Peaks = None,
+    *,
+    decode_flops_per_s: Numbers | None = None,
+    decode_compute_bound: Numbers | None = None,
+    prefill_flops_per_s: float | None = None,
+    prefill_compute_bound: bool | None = None,
+    weights_roof: Peaks = None,
 ) -> go.Figure:
-    """Attainable FLOP/s = min(compute, bandwidth × intensity), log–log, with decode and prefill on the roof.
+    """Attainable FLOP/s = min(compute, bandwidth × intensity), log–log, with decode and prefill placed on it.
 
     A point's fill is its bound (left of the ridge memory, right of it compute); its
     outline is its phase (decode orange, prefill blue). `peaks` is the datasheet's
-    (FLOP/s, bytes/s), drawn dotted when the efficiency derates the machine.
+    (FLOP/s, bytes/s), drawn dotted when the efficiency derates the machine. Each step sits
+    on the roof unless the page places it (`decode_flops_per_s`, `prefill_flops_per_s`: the
+    steps' `attained_flops_per_s`, with their own bounds): a step whose weights stream slower
+    than the KV cache (`weights_roof`, the weights' (FLOP/s, bytes/s), drawn dashed) sits below
+    the roof, between the two.
     """
     intensity = np.asarray(decode_intensity, dtype=float)
     low = min(*intensity, prefill_intensity, balance_flop_per_byte) / 4
@@ -69,21 +82,36 @@ def roofline(
     def attainable(i: Any) -> np.ndarray:
         return np.minimum(compute_flops_per_s, bandwidth_bytes_per_s * np.asarray(i, dtype=float)) / 1e12
 
-    traces = _roofs((low, high), (compute_flops_per_s, bandwidth_bytes_per_s), peaks)
+    decode_y = attainable(intensity) if decode_flops_per_s is None else np.asarray(decode_flops_per_s) / 1e12
+    compute = intensity > balance_flop_per_byte if decode_compute_bound is None else np.asarray(decode_compute_bound)
+    prefill_y = attainable(prefill_intensity).item() if prefill_flops_per_s is None else prefill_flops_per_s / 1e12
+    prefill_bound = (
+        prefill_intensity > balance_flop_per_byte if prefill_compute_bound is None else prefill_compute_bound
+    )
+
+    def placed(x: float) -> float:
+        """Where a label at intensity x sits: on the drawn points (between two, along their line)."""
+        if x == prefill_intensity:
+            return prefill_y
+        order = np.argsort(intensity)
+        return float(10 ** np.interp(np.log10(x), np.log10(intensity[order]), np.log10(decode_y[order])))
+
+    traces = _roofs((low, high), (compute_flops_per_s, bandwidth_bytes_per_s), peaks, weights_roof)
     ridge_y = [attainable(low).item(), compute_flops_per_s / 1e12]
     traces.append(line([balance_flop_per_byte] * 2, ridge_y, "ridge", theme.CEILING, "", "dash", 1, showlegend=False))
     # Prefill first, so the decode points stay visible where they sit on the diamond.
-    traces.append(_prefill_point(prefill_intensity, balance_flop_per_byte, attainable))
+    traces.append(_prefill_point(prefill_intensity, prefill_y, bool(prefill_bound)))
     hover = "decode, batch %{customdata:,}<br>%{x:,.1f} FLOP/byte<br>%{y:,.2f} TFLOP/s<extra>%{fullData.name}</extra>"
-    compute = intensity > balance_flop_per_byte
     for bound, mask in (("memory", ~compute), ("compute", compute)):
         if mask.any():
             x, batches = intensity[mask], np.asarray(decode_batches)[mask]
             marker = {"color": theme.BOUND_COLOURS[bound], "size": 11, "line": {"color": theme.DECODE, "width": 2}}
-            traces.append(points(x, attainable(x), f"decode ({bound}-bound)", hover, marker, customdata=batches))
+            traces.append(points(x, decode_y[mask], f"decode ({bound}-bound)", hover, marker, customdata=batches))
+    on_roof = decode_flops_per_s is None and prefill_flops_per_s is None
     labels = roofline_labels.roofline_notes(
-        intensity, list(decode_batches), prefill_intensity, balance_flop_per_byte, attainable, (low, high)
-    )
+        intensity, list(decode_batches), prefill_intensity, balance_flop_per_byte, attainable if on_roof else placed,
+        (low, high),
+    )  # fmt: skip
     note = {"x": log10(balance_flop_per_byte), "y": log10(ridge_y[0]), "yanchor": "bottom", **NOTE}
     return figure(
         traces,

@@ -32,6 +32,7 @@ class BatchSweep:
     step_time_s: FloatArray
     output_tokens_per_s: FloatArray
     intensity_flop_per_byte: FloatArray
+    attained_flops_per_s: FloatArray  # mean FLOPs ÷ the slower of mean reading and maths (RooflinePoint's)
     compute_bound: npt.NDArray[np.bool_]
     memory_required_bytes: FloatArray
     fits_in_memory: npt.NDArray[np.bool_]
@@ -66,12 +67,14 @@ def sweep_batch_sizes(
     intensity = arithmetic_intensity_flop_per_byte(flops, bytes_moved)
     kv_bytes = kv_cache_bytes(model, precision, sequence_tokens, batch, machine.gpu_count)
     required = weight_bytes(model, precision) + kv_bytes
-    balance = _balance(model, precision, machine, batch, flops, bytes_moved)
+    memory_s, compute_s = _mean_step_times(model, precision, machine, batch, flops, bytes_moved)
+    balance = step_balance(machine, flops, bytes_moved, compute_s, memory_s)
     return BatchSweep(
         batch_size=batch,
         step_time_s=time_s,
         output_tokens_per_s=batch / time_s,
         intensity_flop_per_byte=intensity,
+        attained_flops_per_s=flops / np.maximum(memory_s, compute_s),
         compute_bound=is_compute_bound(intensity, balance),
         memory_required_bytes=required,
         fits_in_memory=required <= memory_bytes,
@@ -96,7 +99,8 @@ def critical_batch(
     def reaches(batch: int) -> bool:
         flops = mean_decode_flops(model, batch, context_tokens, output_tokens)
         bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens, machine.gpu_count)
-        balance = _balance(model, precision, machine, batch, flops, bytes_moved)
+        memory_s, compute_s = _mean_step_times(model, precision, machine, batch, flops, bytes_moved)
+        balance = step_balance(machine, flops, bytes_moved, compute_s, memory_s)
         return bool(flops / bytes_moved >= balance * (1 - 1e-12))
 
     if not reaches(MAX_SEARCH_BATCH):
@@ -111,20 +115,20 @@ def critical_batch(
     return high
 
 
-def _balance(
+def _mean_step_times(
     model: Model, precision: Precision, machine: Machine, batch: Quantity, flops: Quantity, bytes_moved: Quantity
-) -> Quantity:
-    """The ridge the decode step is judged against: the group's, or (parts at their own rates) the step's own.
+) -> tuple[Quantity, Quantity]:
+    """The mean decode step's reading and maths times: every part at the group's rates, or each at its own.
 
     A dequantising engine reads the weights and multiplies them at other rates than the KV
-    cache and attention (`step_time.step_balance`), so the ridge moves with the batch's mix of
-    weights and KV; the intensity still rises with the batch, so the critical batch is
-    still the first batch past it.
+    cache and attention (`step_time.memory_time_s`, `compute_time_s`), so the step's ridge
+    (`step_time.step_balance`) moves with the batch's mix of weights and KV; the intensity
+    still rises with the batch, so the critical batch is still the first batch past it.
     """
     if machine.uniform:
-        return machine.balance_flop_per_byte
+        return bytes_moved / machine.bandwidth_bytes_per_s, flops / machine.compute_flops_per_s
     weights = weight_bytes_read(model, precision, batch)
     weight_flops = 2.0 * model.active_params * batch
-    memory_s = memory_time_s(machine, weights, bytes_moved - weights)
-    compute_s = compute_time_s(machine, weight_flops, flops - weight_flops)
-    return step_balance(machine, flops, bytes_moved, compute_s, memory_s)
+    return memory_time_s(machine, weights, bytes_moved - weights), compute_time_s(
+        machine, weight_flops, flops - weight_flops
+    )

@@ -14,6 +14,7 @@ from app.theme import PLOTLY_CONFIG
 CSV_COLUMNS = (
     "batch_size",
     "intensity_flop_per_byte",
+    "attained_flops_per_s",
     "step_time_s",
     "output_tokens_per_s",
     "compute_bound",
@@ -65,18 +66,40 @@ peaks = (
     scenario.gpu.peak_flops_per_s(scenario.precision.math_bits) * gpus,
     scenario.gpu.memory_bandwidth_bytes_per_s * gpus,
 )
-machine = (balance, est.machine.compute_flops_per_s, est.machine.bandwidth_bytes_per_s)
+m = est.machine
+machine = (balance, m.compute_flops_per_s, m.bandwidth_bytes_per_s)
+weights_roof = (m.weight_compute_flops_per_s, m.weight_bandwidth_bytes_per_s)
+below = weights_roof != (m.compute_flops_per_s, m.bandwidth_bytes_per_s)
 prefill = est.prefill.intensity_flop_per_byte
 st.plotly_chart(
     config=PLOTLY_CONFIG,
     figure_or_data=compute.shared_figure(
-        roofline_charts.roofline, *machine, batches, table.intensity_flop_per_byte, prefill, peaks
+        roofline_charts.roofline,
+        *machine,
+        batches,
+        table.intensity_flop_per_byte,
+        prefill,
+        peaks,
+        # Where each step runs: on the roof, or below it when the weights stream at their own rate.
+        decode_flops_per_s=table.attained_flops_per_s,
+        decode_compute_bound=table.compute_bound,
+        prefill_flops_per_s=est.prefill.attained_flops_per_s,
+        prefill_compute_bound=est.prefill.bound == "compute",
+        weights_roof=weights_roof,
     ),
 )
 fixed = est.decode.fixed_time_s
 fixed_costs = f": {fmt.ms(fixed, 3)} per decode step on {likely.engine_name(scenario)} here" if fixed > 0 else ""
+placement = (
+    f"Dequantised weights move at their own rates, {fmt.bandwidth(m.weight_bandwidth_bytes_per_s)} and "
+    f"{fmt.tflops(m.weight_compute_flops_per_s)} (the dashed roof), the KV cache at "
+    f"{fmt.bandwidth(m.bandwidth_bytes_per_s)}: each step sits where those rates put it, on or under the roof, "
+    "a bound"
+    if below
+    else "Points sit on the roof: it is a bound"
+)
 st.caption(
-    f"Points sit on the roof: it is a bound. Fixed per-step costs (kernel launches, all-reduces) come on top"
+    f"{placement}. Fixed per-step costs (kernel launches, all-reduces) come on top"
     f"{fixed_costs}. "
     f"Prefill of {fmt.tokens(scenario.workload.prefill_tokens)} (the whole batch, one pass): "
     f"{fmt.flop_per_byte(prefill)}, "

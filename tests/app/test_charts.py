@@ -161,6 +161,30 @@ def test_roofline_shows_the_datasheet_roof_when_derated():
     assert max(_trace(fig, "roof").y) == pytest.approx(150)
 
 
+def test_roofline_places_dequantised_steps_under_the_roof_on_the_weights_own():
+    # Int4 Llama 3.1 8B on one A100 under vLLM (test_engine_costs' capped step): the machine's roof
+    # at 1.310 TB/s and 156 TFLOP/s, the weights' at 0.8125 TB/s (the unpacking cap). Batch 1 at
+    # 3.556 FLOP/byte attains 2.889 TFLOP/s, under the 4.658 the roof gives; batch 64 at 60 FLOP/byte,
+    # 60 TFLOP/s, its bound its own (memory). Prefill placed on the flat roof, compute-bound.
+    fig = roofline_charts.roofline(
+        119.1, 156e12, 1.310e12, [1, 64], [3.556, 60.0], 3512.0,
+        decode_flops_per_s=[2.889e12, 60e12], decode_compute_bound=[False, False],
+        prefill_flops_per_s=156e12, prefill_compute_bound=True, weights_roof=(156e12, 0.8125e12),
+    )  # fmt: skip
+    weights = _trace(fig, "the weights' roof")
+    assert weights.line.dash == "dash" and max(weights.y) == pytest.approx(156)
+    assert weights.y[0] == pytest.approx(0.8125 * weights.x[0])  # 0.8125 TB/s × I, in TFLOP/s
+    memory = _trace(fig, "decode (memory")
+    assert list(memory.y) == pytest.approx([2.889, 60])  # where they run, not on the roof (4.658 at B=1)
+    assert not [t for t in fig.data if t.name.startswith("decode (compute")]
+    assert _trace(fig, "prefill").name == "prefill (compute-bound)"
+    labels = {a.text: a for a in fig.layout.annotations}
+    assert labels["B=1"].y == pytest.approx(math.log10(2.889))  # the label follows its point
+    # The same machine with every byte at one rate draws no dashed roof.
+    plain = roofline_charts.roofline(119.1, 156e12, 1.310e12, [1], [1.0], 200.0, weights_roof=(156e12, 1.310e12))
+    assert not [t for t in plain.data if t.name.startswith("the weights")]
+
+
 def _lesson_sweep_figure(points=400, max_fit=None):
     batch = np.unique(np.r_[np.geomspace(1, 600, points).round(), 150])  # the page adds the table's batches
     step = np.maximum(0.007, batch * 14e9 / 300e12)  # the toy model: 7 ms until B = 150, then B × 46.7 µs

@@ -223,5 +223,15 @@ def test_the_roofline_says_when_the_vector_cores_cap_the_weights_stream(open_app
         "812 GB/s, not 1.23 TB/s." in intro
     )
     # On an RTX 4090 (82.6 TFLOP/s for 1,008 GB/s) the cap is far above the read: no sentence.
+    # The chart's caption says where the steps sit: under the roof, on the weights' own (dashed): the
+    # cap, and 312e12 × 0.5 (vLLM's MFU; its dequantising matmuls keep all of it) = 156.0 TFLOP/s; the
+    # KV cache at 2.039e12 × 0.88 × 0.73 = 1.31 TB/s.
+    assert (
+        "Dequantised weights move at their own rates, 812 GB/s and 156.0 TFLOP/s (the dashed roof), the KV cache "
+        "at 1.31 TB/s" in captions(at)
+    )
     at = open_app("roofline", model="llama-3.1-8b", gpu="rtx-4090", engine="vllm", wbits="4.5")
     assert "Unpacking caps" not in " ".join(m.value for m in at.main.markdown)
+    # fp16 weights move at the group's one rate: on the roof.
+    at = open_app("roofline", model="llama-3.1-8b", gpu="a100-80gb-sxm", engine="vllm")
+    assert "Points sit on the roof: it is a bound." in captions(at)

@@ -146,6 +146,28 @@ def test_an_a100_streams_int4_weights_no_faster_than_its_vector_cores_unpack_the
     assert uncapped.machine.weight_bandwidth_bytes_per_s == pytest.approx(2.039e12 * 0.88 * 0.73 * 0.94, rel=1e-12)
 
 
+def test_a_capped_decode_step_sits_below_the_machines_roof_where_its_weights_stream():
+    # The same int4 Llama 3.1 8B under vLLM on one A100, prompt 1, reply 1 (context 1): FLOPs
+    # 2 × 8.03e9 + attention over 2 tokens (4 × 32 × 128 × 32 × 2 = 1.05 MFLOP) = 16.0611 GFLOP;
+    # bytes 4.5169 GB of weights + 131,072 B of KV. Reading takes 5.559 ms (the weights at the
+    # 0.8125 TB/s the vector cores unpack), so the step attains 16.0611e9 / 5.559e-3 = 2.889
+    # TFLOP/s, where the machine's roof at its 3.556 FLOP/byte gives 1.310 TB/s × 3.556 = 4.658.
+    result = estimate_on("llama-3.1-8b", "a100-80gb-sxm", "vllm", INT4, prompt_tokens=1, output_tokens=1)
+    flops = 2 * 8.03e9 + 4 * 32 * 128 * 32 * 2
+    memory_s = 8.03e9 * 4.5 / 8 / 0.8125e12 + 131_072 / (2.039e12 * 0.88 * 0.73)
+    assert result.decode.attained_flops_per_s == pytest.approx(flops / memory_s, rel=1e-12)
+    assert result.decode.attained_flops_per_s == pytest.approx(2.889e12, rel=1e-3)
+    roof = result.machine.bandwidth_bytes_per_s * result.decode.intensity_flop_per_byte
+    assert roof == pytest.approx(4.658e12, rel=1e-3)
+    # The batch sweep places each batch the same way: batch 1 is this step.
+    sweep = result.batch_sweep([1, 64])
+    assert sweep.attained_flops_per_s[0] == pytest.approx(result.decode.attained_flops_per_s, rel=1e-12)
+    # fp16 weights move at the group's one rate: the step sits on the roof, min(compute, bandwidth × I).
+    plain = estimate_on("llama-3.1-8b", "a100-80gb-sxm", "vllm", prompt_tokens=1, output_tokens=1)
+    m, i = plain.machine, plain.decode.intensity_flop_per_byte
+    assert plain.decode.attained_flops_per_s == pytest.approx(min(m.compute_flops_per_s, m.bandwidth_bytes_per_s * i))
+
+
 def test_dequantising_prefill_pays_on_the_weight_matmuls_not_on_attention():
     # Llama 3.1 8B int4 on an RTX 4090, 2,048-token prompt, an engine whose dequantising
     # matmuls reach half its MFU: weight FLOPs 2 × 8.03e9 × 2048 = 32.891 TFLOP at

@@ -385,6 +385,7 @@ def test_batch_table_downloads_as_csv(page: Page) -> None:
     assert rows[0] == [
         "batch_size",
         "intensity_flop_per_byte",
+        "attained_flops_per_s",
         "step_time_s",
         "output_tokens_per_s",
         "compute_bound",
@@ -398,6 +399,9 @@ def test_batch_table_downloads_as_csv(page: Page) -> None:
     assert float(by_batch[300]["step_time_s"]) == pytest.approx(0.014)
     assert float(by_batch[150]["output_tokens_per_s"]) == pytest.approx(150 / 0.007)
     assert float(by_batch[300]["output_tokens_per_s"]) == pytest.approx(300 / 0.014)
+    # The lesson's machine moves every byte at one rate: each batch on the roof, min(300 TFLOP/s, 2 TB/s × B).
+    assert float(by_batch[64]["attained_flops_per_s"]) == pytest.approx(128e12)
+    assert float(by_batch[300]["attained_flops_per_s"]) == pytest.approx(300e12)
     assert [r["compute_bound"] for r in body] == ["False"] * 5 + ["True"]
     assert all(r["fits_in_memory"] == "True" for r in body)
 
