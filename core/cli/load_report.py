@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
 from core.engine import ENGINES, EngineProfile
-from core.serving_calibration import FITTED, SPLITS, SliceError, predict, slice_errors, split_report
+from core.serving_calibration import FITTED, SPLITS, Prediction, SliceError, predict, slice_errors, split_report
 from core.serving_data import FILENAME, load_serving_measurements, read_serving_file
 
 TPOT_TARGET_PCT, TTFT_TARGET_PCT = 15.0, 30.0
@@ -20,13 +22,30 @@ def _costs(profile: EngineProfile) -> str:
     )
 
 
+def _pct(value: float) -> str:
+    """A median error, or "no fit" where half its rows or more cannot run (their error is infinite)."""
+    return f"{'no fit':>12}" if math.isinf(value) else f"{value:>11.1f}%"
+
+
 def _table(errors: list[SliceError]) -> list[str]:
     lines = [f"  {'slice':<13}{'value':<15}{'rows':>5}{'TPOT |err|':>12}{'TTFT |err|':>12}"]
     for e in errors:
         lines.append(
-            f"  {e.slice:<13}{e.value:<15}{e.rows:>5}{e.tpot_median_abs_pct:>11.1f}%{e.ttft_median_abs_pct:>11.1f}%"
+            f"  {e.slice:<13}{e.value:<15}{e.rows:>5}{_pct(e.tpot_median_abs_pct)}{_pct(e.ttft_median_abs_pct)}"
         )
     return lines
+
+
+def _unrunnable(predictions: list[Prediction]) -> list[str]:
+    """The rows the model says cannot run as measured (weights and one request's KV cache do not fit)."""
+    rows = [p.measurement for p in predictions if math.isinf(p.tpot_ms)]
+    if not rows:
+        return []
+    return [
+        f"{len(rows)} rows cannot run as measured: the weights and one request's KV cache do not fit on the GPUs "
+        "given. They count as misses (infinite error) in every median:",
+        *(f"  {m.model} {m.weights} on {m.tp} x {m.gpu}, {m.engine}, {m.isl}/{m.osl}, {m.load}" for m in rows),
+    ]
 
 
 def load_calibration_text(fit: bool = False) -> str:
@@ -62,7 +81,8 @@ def load_calibration_text(fit: bool = False) -> str:
 def file_calibration_text(path: str) -> str:
     """The shipped profiles judged on a file of measured servers (`--serving-file`): nothing is fitted on it."""
     rows, skipped = read_serving_file(path)
-    errors = slice_errors(predict(rows))
+    predictions = predict(rows)
+    errors = slice_errors(predictions)
     overall = errors[0]
     verdict = (
         "within both targets"
@@ -78,6 +98,7 @@ def file_calibration_text(path: str) -> str:
         *(f"  {_costs(ENGINES[engine_id])}" for engine_id in sorted({m.engine for m in rows})),
         f"Median absolute error (targets {TPOT_TARGET_PCT:.0f}% TPOT, {TTFT_TARGET_PCT:.0f}% TTFT) — {verdict}:",
         *_table(errors),
+        *_unrunnable(predictions),
     ]
     if skipped:
         lines += [f"skipped {sum(skipped.values())} rows the load model cannot represent:"]

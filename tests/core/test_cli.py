@@ -342,6 +342,15 @@ def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
     assert code == 0 and "against 1 measured points" in out
     assert "skipped 4 rows the load model cannot represent" in out
     assert "2 × gpu 'GB200' is not a preset" in out and "engine 'tgi'" in out and "nvfp4 on H100-SXM" in out
+    # A row that cannot run as measured (Llama 3.1 405B in fp8 on one H100: 405 GB of weights on 80 GB)
+    # is a miss, said in words: its slices read "no fit", not "inf%", and the row is listed.
+    row = dict(zip(header.split(","), first.split(","), strict=True))
+    row.update(model="Llama 3.1 405B", weights="fp8", weight_bits="8", gpu="H100-SXM", tp="1")
+    big = ",".join(row.values())
+    (tmp_path / "big.csv").write_text(f"{header}\n{big}\n", encoding="utf-8")
+    code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "big.csv"))
+    assert code == 0 and "  model        llama-3.1-405b     1      no fit      no fit" in out and "inf%" not in out
+    assert "1 rows cannot run as measured" in out and "llama-3.1-405b fp8 on 1 x H100-SXM" in out
 
 
 @pytest.mark.parametrize(
