@@ -33,7 +33,8 @@ _SET_NAMES = {
     "fresh14": "**fresh14** (llama.cpp, mostly MoE, gathered after its own cost per MoE layer; judged once)",
     "fresh15": "**fresh15** (llama.cpp on Radeon, dense, gathered after its Radeon backend; judged once)",
     "fresh16": "**fresh16** (AutoAWQ and TensorRT-LLM on A100s; judged once; 4 sources)",
-    "fresh17": "**fresh17** (MoE under vLLM and SGLang on MI300X and B200, AutoAWQ on an RTX 4090, gathered last; judged once; 6 sources)",
+    "fresh17": "**fresh17** (MoE under vLLM and SGLang on MI300X and B200, AutoAWQ on an RTX 4090; judged once; 6 sources)",
+    "fresh18": "**fresh18** (SGLang's bf16, int8 weight-only and W8A8 on an A100, llama.cpp on an L40S, gathered last; judged once; 2 sources)",
 }
 
 
