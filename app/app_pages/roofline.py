@@ -70,6 +70,7 @@ m = est.machine
 machine = (balance, m.compute_flops_per_s, m.bandwidth_bytes_per_s)
 weights_roof = (m.weight_compute_flops_per_s, m.weight_bandwidth_bytes_per_s)
 below = weights_roof != (m.compute_flops_per_s, m.bandwidth_bytes_per_s)
+padded = scenario.model.is_moe and m.expert_padding_tokens > 0  # its prompt's expert matmuls pay for padding
 prefill = est.prefill.intensity_flop_per_byte
 st.plotly_chart(
     config=PLOTLY_CONFIG,
@@ -96,14 +97,20 @@ placement = (
     f"{fmt.bandwidth(m.bandwidth_bytes_per_s)}: each step sits where those rates put it, on or under the roof, "
     "a bound"
     if below
-    else "Points sit on the roof: it is a bound"
+    else f"{'Decode sits' if padded else 'Points sit'} on the roof: it is a bound"
+)
+padding = (
+    f" It sits under the roof: each expert its prompt tokens reach pays for {m.expert_padding_tokens:g} more tokens "
+    f"of maths (the engine's tiles), so it does {fmt.tflops(est.prefill.attained_flops_per_s)} of the model's maths."
+    if padded
+    else ""
 )
 st.caption(
     f"{placement}. Fixed per-step costs (kernel launches, all-reduces) come on top"
     f"{fixed_costs}. "
     f"Prefill of {fmt.tokens(scenario.workload.prefill_tokens)} (the whole batch, one pass): "
     f"{fmt.flop_per_byte(prefill)}, "
-    f"{est.prefill.bound}-bound."
+    f"{est.prefill.bound}-bound.{padding}"
 )
 
 st.subheader("The batch sweep")

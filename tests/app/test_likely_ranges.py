@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import formatting as fmt
 from app import likely
+from core.engine import EXPERT_PADDING_TOKENS
 from core.estimate import estimate
 from core.ranges import likely_range
 from core.scenario import Scenario
@@ -235,3 +236,22 @@ def test_the_roofline_says_when_the_vector_cores_cap_the_weights_stream(open_app
     # fp16 weights move at the group's one rate: on the roof.
     at = open_app("roofline", model="llama-3.1-8b", gpu="a100-80gb-sxm", engine="vllm")
     assert "Points sit on the roof: it is a bound." in captions(at)
+
+
+def test_the_roofline_says_why_a_padded_moe_prefill_sits_under_the_roof(open_app) -> None:
+    # Qwen3-30B-A3B in bf16 under llama.cpp off Apple: each expert a prompt micro-batch touches pays
+    # for EXPERT_PADDING_TOKENS (100) more tokens of maths, so the prefill's useful FLOP/s fall under
+    # the roof (tests/core/test_engine_costs.py derives the padding FLOPs by hand); decode stays on it.
+    link = {"model": "qwen3-30b-a3b", "gpu": "radeon-8060s", "engine": "llama.cpp", "prompt": "2048"}
+    shown = captions(open_app("roofline", **link))
+    scenario = Scenario.from_flat({**Scenario.lesson().to_flat(), **link, "wbits": "16", "out": "500"})
+    useful = fmt.tflops(estimate(scenario).prefill.attained_flops_per_s)
+    assert "Decode sits on the roof: it is a bound." in shown
+    assert (
+        f"It sits under the roof: each expert its prompt tokens reach pays for {EXPERT_PADDING_TOKENS:g} more tokens "
+        f"of maths (the engine's tiles), so it does {useful} of the model's maths." in shown
+    )
+    assert estimate(scenario).prefill.attained_flops_per_s < 0.5 * estimate(scenario).machine.compute_flops_per_s
+    # A dense model pays no padding: nothing said.
+    dense = captions(open_app("roofline", **{**link, "model": "qwen3-8b"}))
+    assert "pays for" not in dense and "Points sit on the roof" in dense
