@@ -112,11 +112,14 @@ def roofline(
         intensity, list(decode_batches), prefill_intensity, balance_flop_per_byte, attainable if on_roof else placed,
         (low, high),
     )  # fmt: skip
+    ridge_text = f"ridge: {fmt.flop_per_byte(balance_flop_per_byte)}"
     note = {"x": log10(balance_flop_per_byte), "y": log10(ridge_y[0]), "yanchor": "bottom", **NOTE}
+    if roofline_labels.runs_off_a_phone(ridge_text, balance_flop_per_byte, (low, high)):
+        note.update(xanchor="right", xshift=-4)  # left of the ridge line, inside the plot
     return figure(
         traces,
         460,
-        annotations=[*labels, {**note, "text": f"ridge: {fmt.flop_per_byte(balance_flop_per_byte)}"}],
+        annotations=[*labels, {**note, "text": ridge_text}],
         xaxis=axis("arithmetic intensity (FLOP/byte)", type="log", dtick=1, range=[log10(low), log10(high)]),
         yaxis=axis("attainable compute (TFLOP/s)", type="log", dtick=1),
     )

@@ -37,6 +37,11 @@ def _width_decades(text: str, x_range: tuple[float, float], plot_px: float = PLO
     return (len(text) * CHAR_PX + GAP_PX) * math.log10(x_range[1] / x_range[0]) / plot_px
 
 
+def runs_off_a_phone(text: str, x: float, x_range: tuple[float, float]) -> bool:
+    """True when a label starting at intensity x would run off the plot's right edge on a phone."""
+    return math.log10(x) + _width_decades(text, x_range, PHONE_PLOT_PX) > math.log10(x_range[1])
+
+
 def _groups(
     intensity: np.ndarray, batches: Sequence[int], ridge: float, x_range: tuple[float, float]
 ) -> list[list[int]]:
@@ -93,7 +98,7 @@ def roofline_notes(
         where = ABOVE_LEFT
         if row is not None or text == "prefill":
             # Right of its point, unless it would run off the plot's right edge on a phone: then left.
-            turns = math.log10(x) + _width_decades(text, x_range, PHONE_PLOT_PX) > math.log10(x_range[1])
+            turns = runs_off_a_phone(text, x, x_range)
             width = _width_decades(text, x_range)
             span = (math.log10(x) - width, math.log10(x)) if turns else (math.log10(x), math.log10(x) + width)
             free = [r for r, taken in enumerate(rows) if all(span[1] <= a or span[0] >= b for a, b in taken)]

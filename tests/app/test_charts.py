@@ -185,6 +185,18 @@ def test_roofline_places_dequantised_steps_under_the_roof_on_the_weights_own():
     assert not [t for t in plain.data if t.name.startswith("the weights")]
 
 
+def test_the_ridge_label_turns_left_where_it_would_run_off_a_phone():
+    # Qwen3-30B-A3B on a Radeon 8060S: the ridge at 114 FLOP/byte, prefill at 251, so the axis ends at
+    # 4 × 251 = 1,004 and "ridge: 114 FLOP/byte" (about 1.5 decades on a 300-px phone plot) would cross
+    # it: it goes left of the ridge line. With prefill at 100,000 FLOP/byte the axis runs to 400,000: right.
+    def ridge(prefill: float):
+        fig = roofline_charts.roofline(114.0, 27.8e12, 243e9, [1, 64], [1.2, 7.0], prefill)
+        return next(a for a in fig.layout.annotations if a.text.startswith("ridge"))
+
+    assert ridge(251.0).xanchor == "right" and ridge(251.0).xshift < 0
+    assert ridge(100_000.0).xanchor == "left" and ridge(100_000.0).x == pytest.approx(math.log10(114))
+
+
 def _lesson_sweep_figure(points=400, max_fit=None):
     batch = np.unique(np.r_[np.geomspace(1, 600, points).round(), 150])  # the page adds the table's batches
     step = np.maximum(0.007, batch * 14e9 / 300e12)  # the toy model: 7 ms until B = 150, then B × 46.7 µs
