@@ -78,9 +78,11 @@ def bills_against_traffic(
         x = change.from_replies_per_day
         shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
                        "line": {"color": theme.CEILING, "dash": "dash", "width": 1}})  # fmt: skip
-        notes.append({"x": float(np.log10(x)), "y": 0, "yref": "paper", "yanchor": "bottom", "xanchor": "left",
-                      "xshift": 3, "showarrow": False, "text": traffic(x),
-                      "font": {"size": 11}})  # fmt: skip
+        # Right of its line, unless your traffic's line follows within a decade: then left, clear of it.
+        left = x < replies_per_day < 10 * x
+        notes.append({"x": float(np.log10(x)), "y": 0, "yref": "paper", "yanchor": "bottom",
+                      "xanchor": "right" if left else "left", "xshift": -3 if left else 3, "showarrow": False,
+                      "text": traffic(x), "font": {"size": 11}})  # fmt: skip
     return figure(
         traces,
         420,

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.compare import THIS, compare
+from app.compare_charts import bills_against_traffic
+from core.compare import THIS, Compared, compare
+from core.crossings import Cheapest
 from core.plan_spec import Plan
 from core.scenario import Scenario
 
@@ -81,3 +83,23 @@ def test_the_share_link_carries_the_options(open_app) -> None:
     at.run()
     query = at.sidebar.code[0].value.split("?", 1)[1].split("&")
     assert {"cmp=openai%2Fgpt-4.1-mini", "cmp=llama-3.1-8b+on+h100-sxm", "lat1=900"} <= set(query)
+
+
+def test_where_the_cheapest_changes_is_labelled_clear_of_your_traffic_line() -> None:
+    # Two priced options that cross at 22,000 replies a day. With your traffic at 100,000 (under a
+    # decade to the right) the "22,000" label sits left of its dashed line, clear of your dotted one;
+    # with your traffic at 1,000,000 or 1,000 it sits right of it.
+    options = [
+        Compared("a", "api", "a", 0.001, 3000.0, None, None),
+        Compared("b", "api", "b", 0.0005, 1500.0, None, None),
+    ]
+    changes = [Cheapest("a", 100.0, 22_000.0), Cheapest("b", 22_000.0, 1e7)]
+
+    def label(traffic: float):
+        fig = bills_against_traffic(options, traffic, 30, changes)
+        (note,) = fig.layout.annotations
+        assert note.text == "22,000" and note.x == pytest.approx(4.3424, abs=1e-4)  # log10(22,000)
+        return note
+
+    assert label(100_000).xanchor == "right" and label(100_000).xshift < 0
+    assert label(1_000_000).xanchor == "left" and label(1_000).xanchor == "left"
