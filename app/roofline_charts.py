@@ -83,7 +83,9 @@ def roofline(
         return np.minimum(compute_flops_per_s, bandwidth_bytes_per_s * np.asarray(i, dtype=float)) / 1e12
 
     decode_y = attainable(intensity) if decode_flops_per_s is None else np.asarray(decode_flops_per_s) / 1e12
-    compute = intensity > balance_flop_per_byte if decode_compute_bound is None else np.asarray(decode_compute_bound)
+    compute = (
+        intensity > balance_flop_per_byte if decode_compute_bound is None else np.asarray(decode_compute_bound, bool)
+    )
     prefill_y = attainable(prefill_intensity).item() if prefill_flops_per_s is None else prefill_flops_per_s / 1e12
     prefill_bound = (
         prefill_intensity > balance_flop_per_byte if prefill_compute_bound is None else prefill_compute_bound
