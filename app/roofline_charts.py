@@ -75,6 +75,10 @@ def roofline(
     than the KV cache (`weights_roof`, the weights' (FLOP/s, bytes/s), drawn dashed) sits below
     the roof, between the two.
     """
+    if (decode_flops_per_s is None) != (decode_compute_bound is None) or (prefill_flops_per_s is None) != (
+        prefill_compute_bound is None
+    ):
+        raise ValueError("a placed step needs its own bound: pass its FLOP/s and its compute_bound together")
     intensity = np.asarray(decode_intensity, dtype=float)
     low = min(*intensity, prefill_intensity, balance_flop_per_byte) / 4
     high = max(*intensity, prefill_intensity, balance_flop_per_byte) * 4
@@ -91,10 +95,8 @@ def roofline(
         prefill_intensity > balance_flop_per_byte if prefill_compute_bound is None else prefill_compute_bound
     )
 
-    def placed(x: float) -> float:
-        """Where a label at intensity x sits: on the drawn points (between two, along their line)."""
-        if x == prefill_intensity:
-            return prefill_y
+    def on_the_points(x: float) -> float:
+        """Where a decode label at intensity x sits: on the drawn points (between two, along their line)."""
         order = np.argsort(intensity)
         return float(10 ** np.interp(np.log10(x), np.log10(intensity[order]), np.log10(decode_y[order])))
 
@@ -109,10 +111,11 @@ def roofline(
             x, batches = intensity[mask], np.asarray(decode_batches)[mask]
             marker = {"color": theme.BOUND_COLOURS[bound], "size": 11, "line": {"color": theme.DECODE, "width": 2}}
             traces.append(points(x, decode_y[mask], f"decode ({bound}-bound)", hover, marker, customdata=batches))
-    on_roof = decode_flops_per_s is None and prefill_flops_per_s is None
+    under = decode_flops_per_s is not None and bool(np.any(decode_y < attainable(intensity) * (1 - 1e-6)))
     labels = roofline_labels.roofline_notes(
-        intensity, list(decode_batches), prefill_intensity, balance_flop_per_byte, attainable if on_roof else placed,
-        (low, high),
+        intensity, list(decode_batches), prefill_intensity, balance_flop_per_byte,
+        attainable if decode_flops_per_s is None else on_the_points, (low, high),
+        prefill_y=prefill_y, under_the_roof=under,
     )  # fmt: skip
     ridge_text = f"ridge: {fmt.flop_per_byte(balance_flop_per_byte)}"
     note = {"x": log10(balance_flop_per_byte), "y": log10(ridge_y[0]), "yanchor": "bottom", **NOTE}

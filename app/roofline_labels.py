@@ -81,12 +81,17 @@ def roofline_notes(
     ridge: float,
     roof: Roof,
     x_range: tuple[float, float],
+    *,
+    prefill_y: float | None = None,
+    under_the_roof: bool = False,
 ) -> list[dict[str, Any]]:
     """One label per group of decode points ("B=8, 10"; "B=300, 324, 389") and one for prefill.
 
     Labels below the flat roof take rows, left to right, each the first row where its span is
-    free. A prefill on the slope is labelled
-    below-right, away from the decode labels above-left.
+    free. A prefill on the slope is labelled below-right, away from the decode labels above-left.
+    `roof(x)` is where a label at intensity x sits (`prefill_y` the prefill's, when it is not on
+    it); decode points placed under the sloped roof (`under_the_roof`) are labelled below-right,
+    so the roof line above them does not strike their labels through.
     """
     placed: list[tuple[str, float, float | None]] = []  # text, x, row below the flat roof (None: on the slope)
     for group in _groups(intensity, batches, ridge, x_range):
@@ -95,8 +100,14 @@ def roofline_notes(
     rows: list[list[tuple[float, float]]] = []  # each row's taken spans, in log10 x
     notes = []
     for text, x, row in sorted([*placed, ("prefill", prefill, 0.0)], key=lambda label: label[1]):
-        where = ABOVE_LEFT
-        if row is not None or text == "prefill":
+        where = BELOW_RIGHT if under_the_roof else ABOVE_LEFT
+        if under_the_roof and row is None and text != "prefill":
+            # Below-right of a point near the ridge, it runs under the flat roof: keep its span in the
+            # first row there, so a flat-roof or prefill label takes the next row, not its place.
+            width = _width_decades(text, x_range, PHONE_PLOT_PX)
+            rows += [] if rows else [[]]
+            rows[0].append((math.log10(x), math.log10(x) + width))
+        elif row is not None or text == "prefill":
             # Right of its point, unless it would run off the plot's right edge on a phone: then left.
             turns = runs_off_a_phone(text, x, x_range)
             width = _width_decades(text, x_range)
@@ -106,5 +117,6 @@ def roofline_notes(
             rows += [] if free else [[]]
             rows[row].append(span)
             where = {**(BELOW_LEFT if turns else BELOW_RIGHT), "yshift": -9 - ROW_PX * row}
-        notes.append({"x": math.log10(x), "y": math.log10(float(roof(x))), "text": text, "showarrow": False, **where})
+        y = prefill_y if text == "prefill" and prefill_y is not None else float(roof(x))
+        notes.append({"x": math.log10(x), "y": math.log10(y), "text": text, "showarrow": False, **where})
     return notes

@@ -11,13 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from core.arraymath import Quantity
-from core.memory import kv_cache_bytes, weight_bytes, weight_bytes_read
+from core.memory import kv_cache_bytes, weight_bytes
 from core.parallel import Machine
 from core.phases import decode_time_s, mean_decode_bytes, mean_decode_flops
 from core.roofline import arithmetic_intensity_flop_per_byte, is_compute_bound
 from core.specs import Model, Precision
-from core.step_time import compute_time_s, memory_time_s, step_balance
+from core.step_time import decode_times_s, step_balance
 
 FloatArray = npt.NDArray[np.float64]
 # The largest batch the critical-batch search considers; beyond it "never compute-bound".
@@ -32,7 +31,9 @@ class BatchSweep:
     step_time_s: FloatArray
     output_tokens_per_s: FloatArray
     intensity_flop_per_byte: FloatArray
-    attained_flops_per_s: FloatArray  # mean FLOPs ÷ the slower of mean reading and maths (RooflinePoint's)
+    # Mean FLOPs ÷ the slower of mean reading and maths: the roofline part, before fixed costs, so not
+    # FLOPs ÷ step_time_s (RooflinePoint.attained_flops_per_s, where the roofline chart places the step).
+    attained_flops_per_s: FloatArray
     compute_bound: npt.NDArray[np.bool_]
     memory_required_bytes: FloatArray
     fits_in_memory: npt.NDArray[np.bool_]
@@ -67,7 +68,7 @@ def sweep_batch_sizes(
     intensity = arithmetic_intensity_flop_per_byte(flops, bytes_moved)
     kv_bytes = kv_cache_bytes(model, precision, sequence_tokens, batch, machine.gpu_count)
     required = weight_bytes(model, precision) + kv_bytes
-    memory_s, compute_s = _mean_step_times(model, precision, machine, batch, flops, bytes_moved)
+    memory_s, compute_s = decode_times_s(model, precision, machine, batch, flops, bytes_moved)
     balance = step_balance(machine, flops, bytes_moved, compute_s, memory_s)
     return BatchSweep(
         batch_size=batch,
@@ -99,7 +100,7 @@ def critical_batch(
     def reaches(batch: int) -> bool:
         flops = mean_decode_flops(model, batch, context_tokens, output_tokens)
         bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens, machine.gpu_count)
-        memory_s, compute_s = _mean_step_times(model, precision, machine, batch, flops, bytes_moved)
+        memory_s, compute_s = decode_times_s(model, precision, machine, batch, flops, bytes_moved)
         balance = step_balance(machine, flops, bytes_moved, compute_s, memory_s)
         return bool(flops / bytes_moved >= balance * (1 - 1e-12))
 
@@ -113,22 +114,3 @@ def critical_batch(
         else:
             low = middle
     return high
-
-
-def _mean_step_times(
-    model: Model, precision: Precision, machine: Machine, batch: Quantity, flops: Quantity, bytes_moved: Quantity
-) -> tuple[Quantity, Quantity]:
-    """The mean decode step's reading and maths times: every part at the group's rates, or each at its own.
-
-    A dequantising engine reads the weights and multiplies them at other rates than the KV
-    cache and attention (`step_time.memory_time_s`, `compute_time_s`), so the step's ridge
-    (`step_time.step_balance`) moves with the batch's mix of weights and KV; the intensity
-    still rises with the batch, so the critical batch is still the first batch past it.
-    """
-    if machine.uniform:
-        return bytes_moved / machine.bandwidth_bytes_per_s, flops / machine.compute_flops_per_s
-    weights = weight_bytes_read(model, precision, batch)
-    weight_flops = 2.0 * model.active_params * batch
-    return memory_time_s(machine, weights, bytes_moved - weights), compute_time_s(
-        machine, weight_flops, flops - weight_flops
-    )

@@ -61,7 +61,8 @@ class Machine:
 
 # Pure in frozen, hashable specs, and asked for again with the same ones (every estimate of a
 # scenario whose lengths change, every point of a plan's grid): building the 17-field Machine is
-# a fifth of one estimate, a lookup a twentieth. Bounded: one entry per distinct group and engine.
+# a fifth of one estimate, a lookup a twentieth. Bounded: a refit, which tries thousands of
+# efficiencies, only churns it.
 @lru_cache(maxsize=1024)
 def effective_machine(
     gpu: GPU, gpu_count: int, efficiency: Efficiency, precision: Precision, prefill_micro_batch_tokens: int = 0

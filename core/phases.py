@@ -199,18 +199,18 @@ def decode_roofline_time_s(
     # Step j's KV read and attention are these rates × the token-layers at its context
     # (`kv_cache_bytes`, `attention_flops_per_token`), derived once rather than per line end.
     kv_per_token_layer = kv_bytes_per_token_per_layer(model, precision) * kv_replication(model, machine.gpu_count)
-    kv_s = batch_size * kv_per_token_layer / machine.bandwidth_bytes_per_s
-    attention_s = (
+    kv_s_per_token_layer = batch_size * kv_per_token_layer / machine.bandwidth_bytes_per_s
+    attention_s_per_token_layer = (
         batch_size * model.decode_attention_flops_per_token_layer / machine.attention_flops_per_s
         if model.has_attention_shape
         else 0.0
     )
 
     def memory_s(j: int) -> Quantity:
-        return weights_s + kv_s * kv_token_layers(model, prompt_tokens + j)
+        return weights_s + kv_s_per_token_layer * kv_token_layers(model, prompt_tokens + j)
 
     def compute_s(j: int) -> Quantity:
-        return weight_maths_s + attention_s * kv_token_layers(model, prompt_tokens + j + 1)
+        return weight_maths_s + attention_s_per_token_layer * kv_token_layers(model, prompt_tokens + j + 1)
 
     for start, end in zip(starts, ends, strict=True):
         mem0, cmp0 = memory_s(start), compute_s(start)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.memory import weight_bytes_read
 from core.parallel import Machine
 from core.phases import Step, decode_roofline_time_s, mean_decode_bytes, mean_decode_flops, prefill
 from core.roofline import RooflinePoint
 from core.specs import Model, Precision
-from core.step_time import compute_time_s, decode_fixed_time_s, memory_time_s, step_balance
+from core.step_time import decode_fixed_time_s, decode_times_s, step_balance
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +59,7 @@ def mean_decode_step(
     )
     fixed_s = float(decode_fixed_time_s(model, machine, batch_size))
     roofline_s = float(decode_roofline_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
-    if not machine.uniform:  # the weights' (or attention's) share moves at its own rates
-        weights = float(weight_bytes_read(model, precision, batch_size))
-        weight_flops = 2.0 * model.active_params * batch_size
-        memory_s = float(memory_time_s(machine, weights, bytes_moved - weights))
-        compute_s = float(compute_time_s(machine, weight_flops, flops - weight_flops))
-    else:
-        memory_s, compute_s = bytes_moved / machine.bandwidth_bytes_per_s, flops / machine.compute_flops_per_s
+    memory_s, compute_s = (float(t) for t in decode_times_s(model, precision, machine, batch_size, flops, bytes_moved))
     return MeanDecodeStep(
         flops=flops,
         bytes_moved=bytes_moved,

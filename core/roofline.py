@@ -41,7 +41,9 @@ class RooflinePoint:
 
         On the machine's roof, min(compute, bandwidth × intensity), when every byte and FLOP moves at
         the group's one rate; below it when the weights stream or multiply at their own, lower, rates
-        (a dequantising kernel, `Machine.dequantised`) or a MoE prompt pays for padding. Example: an
+        (a dequantising kernel, `Machine.dequantised`), when attention multiplies at a wider precision
+        than the weights (fp8 weights beside a 16-bit KV cache: a long prompt's attention), or when a
+        MoE prompt pays for padding. Example: an
         int4 Llama 3.1 8B decode on one A100 under vLLM (3.556 FLOP/byte), its weights streaming at
         0.81 TB/s (the unpacking cap) where the KV cache reads at 1.31 TB/s: 2.889 TFLOP/s, where
         the machine's roof would put it at 4.658.

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from core.arraymath import Quantity, minimum
-from core.memory import expected_distinct_experts
+from core.memory import expected_distinct_experts, weight_bytes_read
 from core.parallel import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Machine, allreduce_time_s
-from core.specs import Model
+from core.specs import Model, Precision
 
 
 def tensor_parallel_time_s(model: Model, machine: Machine, tokens: Quantity) -> Quantity:
@@ -36,6 +36,25 @@ def compute_time_s(machine: Machine, weight_flops: Quantity, attention_flops: Qu
     if machine.uniform:
         return (weight_flops + attention_flops) / machine.compute_flops_per_s
     return weight_flops / machine.weight_compute_flops_per_s + attention_flops / machine.attention_flops_per_s
+
+
+def decode_times_s(
+    model: Model, precision: Precision, machine: Machine, batch: Quantity, flops: Quantity, bytes_moved: Quantity
+) -> tuple[Quantity, Quantity]:
+    """A decode step's (reading, maths) times from its FLOPs and bytes: all at the group's rates, or each part at its own.
+
+    A dequantising engine reads and multiplies the weights at other rates than the KV cache and
+    attention (`memory_time_s`, `compute_time_s`), and attention may run at another precision
+    than the weights' maths, so the step's ridge (`step_balance`) moves with the batch's mix of
+    weights and KV. Vectorised over the batch. The reply's mean step (`core.reply`) and the
+    batch sweep (`core.batching`) both time their steps here.
+    """
+    if machine.uniform:
+        return bytes_moved / machine.bandwidth_bytes_per_s, flops / machine.compute_flops_per_s
+    weights = weight_bytes_read(model, precision, batch)
+    weight_flops = 2.0 * model.active_params * batch
+    memory_s = memory_time_s(machine, weights, bytes_moved - weights)
+    return memory_s, compute_time_s(machine, weight_flops, flops - weight_flops)
 
 
 def step_balance(

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import compute, likely, roofline_charts
+from app import compute, likely, roofline_charts, roofline_text
 from app import formatting as fmt
 from app.state import current_scenario
 from app.sweeps import sweep_batches, table_batches
@@ -66,11 +66,9 @@ peaks = (
     scenario.gpu.peak_flops_per_s(scenario.precision.math_bits) * gpus,
     scenario.gpu.memory_bandwidth_bytes_per_s * gpus,
 )
-m = est.machine
-machine = (balance, m.compute_flops_per_s, m.bandwidth_bytes_per_s)
-weights_roof = (m.weight_compute_flops_per_s, m.weight_bandwidth_bytes_per_s)
-below = weights_roof != (m.compute_flops_per_s, m.bandwidth_bytes_per_s)
-padded = scenario.model.is_moe and m.expert_padding_tokens > 0  # its prompt's expert matmuls pay for padding
+effective = est.machine
+machine = (balance, effective.compute_flops_per_s, effective.bandwidth_bytes_per_s)
+weights_roof = (effective.weight_compute_flops_per_s, effective.weight_bandwidth_bytes_per_s)
 prefill = est.prefill.intensity_flop_per_byte
 st.plotly_chart(
     config=PLOTLY_CONFIG,
@@ -81,7 +79,7 @@ st.plotly_chart(
         table.intensity_flop_per_byte,
         prefill,
         peaks,
-        # Where each step runs: on the roof, or below it when the weights stream at their own rate.
+        # Where each step runs: on the roof, or under it where part of it moves slower (roofline_text says why).
         decode_flops_per_s=table.attained_flops_per_s,
         decode_compute_bound=table.compute_bound,
         prefill_flops_per_s=est.prefill.attained_flops_per_s,
@@ -89,29 +87,7 @@ st.plotly_chart(
         weights_roof=weights_roof,
     ),
 )
-fixed = est.decode.fixed_time_s
-fixed_costs = f": {fmt.ms(fixed, 3)} per decode step on {likely.engine_name(scenario)} here" if fixed > 0 else ""
-placement = (
-    f"Dequantised weights move at their own rates, {fmt.bandwidth(m.weight_bandwidth_bytes_per_s)} and "
-    f"{fmt.tflops(m.weight_compute_flops_per_s)} (the dashed roof), the KV cache at "
-    f"{fmt.bandwidth(m.bandwidth_bytes_per_s)}: each step sits where those rates put it, on or under the roof, "
-    "a bound"
-    if below
-    else f"{'Decode sits' if padded else 'Points sit'} on the roof: it is a bound"
-)
-padding = (
-    f" It sits under the roof: each expert its prompt tokens reach pays for {m.expert_padding_tokens:g} more tokens "
-    f"of maths (the engine's tiles), so it does {fmt.tflops(est.prefill.attained_flops_per_s)} of the model's maths."
-    if padded
-    else ""
-)
-st.caption(
-    f"{placement}. Fixed per-step costs (kernel launches, all-reduces) come on top"
-    f"{fixed_costs}. "
-    f"Prefill of {fmt.tokens(scenario.workload.prefill_tokens)} (the whole batch, one pass): "
-    f"{fmt.flop_per_byte(prefill)}, "
-    f"{est.prefill.bound}-bound.{padding}"
-)
+st.caption(roofline_text.chart_caption(est, table, likely.engine_name(scenario)))
 
 st.subheader("The batch sweep")
 sweep = compute.cached_batch_sweep(scenario, sweep_batches(batch, critical, ceiling, batches))

@@ -23,8 +23,8 @@ def _costs(profile: EngineProfile) -> str:
 
 
 def _pct(value: float) -> str:
-    """A median error, or "no fit" where half its rows or more cannot run (their error is infinite)."""
-    return f"{'no fit':>12}" if math.isinf(value) else f"{value:>11.1f}%"
+    """A median error, or ∞ where half its rows or more have no finite estimate (listed under the table)."""
+    return f"{'∞':>12}" if math.isinf(value) else f"{value:>11.1f}%"
 
 
 def _table(errors: list[SliceError]) -> list[str]:
@@ -36,16 +36,30 @@ def _table(errors: list[SliceError]) -> list[str]:
     return lines
 
 
-def _unrunnable(predictions: list[Prediction]) -> list[str]:
-    """The rows the model says cannot run as measured (weights and one request's KV cache do not fit)."""
-    rows = [p.measurement for p in predictions if math.isinf(p.tpot_ms)]
-    if not rows:
-        return []
-    return [
-        f"{len(rows)} rows cannot run as measured: the weights and one request's KV cache do not fit on the GPUs "
-        "given. They count as misses (infinite error) in every median:",
-        *(f"  {m.model} {m.weights} on {m.tp} x {m.gpu}, {m.engine}, {m.isl}/{m.osl}, {m.load}" for m in rows),
-    ]
+def _rows(count: int) -> str:
+    return f"{count} row{'' if count == 1 else 's'}"
+
+
+def _unbounded(predictions: list[Prediction]) -> list[str]:
+    """The rows without a finite estimate, by why: they do not fit, or arrive faster than the replica serves."""
+    unbounded = [p for p in predictions if math.isinf(p.tpot_ms) or math.isinf(p.ttft_ms)]
+    lines = []
+    for why, rows in (
+        (
+            "cannot run as measured: the weights and one request's KV cache do not fit on the GPUs given",
+            [p.measurement for p in unbounded if p.fits == 0],
+        ),
+        (
+            "arrive faster than the replica serves them: the queue, and the TTFT, grow without bound",
+            [p.measurement for p in unbounded if p.fits > 0],
+        ),
+    ):
+        if rows:
+            lines.append(f"{_rows(len(rows))} {why}; each counts as a miss (∞) in every median:")
+            lines += [
+                f"  {m.model} {m.weights} on {m.tp} x {m.gpu}, {m.engine}, {m.isl}/{m.osl}, {m.load}" for m in rows
+            ]
+    return lines
 
 
 def load_calibration_text(fit: bool = False) -> str:
@@ -98,7 +112,7 @@ def file_calibration_text(path: str) -> str:
         *(f"  {_costs(ENGINES[engine_id])}" for engine_id in sorted({m.engine for m in rows})),
         f"Median absolute error (targets {TPOT_TARGET_PCT:.0f}% TPOT, {TTFT_TARGET_PCT:.0f}% TTFT) — {verdict}:",
         *_table(errors),
-        *_unrunnable(predictions),
+        *_unbounded(predictions),
     ]
     if skipped:
         lines += [f"skipped {sum(skipped.values())} rows the load model cannot represent:"]

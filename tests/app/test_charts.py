@@ -164,8 +164,9 @@ def test_roofline_shows_the_datasheet_roof_when_derated():
 def test_roofline_places_dequantised_steps_under_the_roof_on_the_weights_own():
     # Int4 Llama 3.1 8B on one A100 under vLLM (test_engine_costs' capped step): the machine's roof
     # at 1.310 TB/s and 156 TFLOP/s, the weights' at 0.8125 TB/s (the unpacking cap). Batch 1 at
-    # 3.556 FLOP/byte attains 2.889 TFLOP/s, under the 4.658 the roof gives; batch 64 at 60 FLOP/byte,
-    # 60 TFLOP/s, its bound its own (memory). Prefill placed on the flat roof, compute-bound.
+    # 3.556 FLOP/byte attains 2.889 TFLOP/s, under the 4.658 the roof gives. The second point is
+    # synthetic (60 FLOP/byte placed at 60 TFLOP/s, memory-bound by its own ridge though the
+    # machine's roof would put it at 78.6); prefill placed on the flat roof, compute-bound.
     fig = roofline_charts.roofline(
         119.1, 156e12, 1.310e12, [1, 64], [3.556, 60.0], 3512.0,
         decode_flops_per_s=[2.889e12, 60e12], decode_compute_bound=[False, False],
@@ -179,7 +180,10 @@ def test_roofline_places_dequantised_steps_under_the_roof_on_the_weights_own():
     assert not [t for t in fig.data if t.name.startswith("decode (compute")]
     assert _trace(fig, "prefill").name == "prefill (compute-bound)"
     labels = {a.text: a for a in fig.layout.annotations}
-    assert labels["B=1"].y == pytest.approx(math.log10(2.889))  # the label follows its point
+    assert labels["B=1"].y == pytest.approx(math.log10(2.889))  # the label follows its point,
+    assert (labels["B=1"].xanchor, labels["B=1"].yanchor) == ("left", "top")  # below-right: clear of the roof
+    with pytest.raises(ValueError, match="its own bound"):  # a placed step without its bound would be coloured wrong
+        roofline_charts.roofline(119.1, 156e12, 1.310e12, [1], [3.556], 3512.0, decode_flops_per_s=[2.889e12])
     # The same machine with every byte at one rate draws no dashed roof.
     plain = roofline_charts.roofline(119.1, 156e12, 1.310e12, [1], [1.0], 200.0, weights_roof=(156e12, 1.310e12))
     assert not [t for t in plain.data if t.name.startswith("the weights")]

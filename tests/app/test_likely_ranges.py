@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import formatting as fmt
 from app import likely
-from core.engine import EXPERT_PADDING_TOKENS
+from core.engine import RADEON_EXPERT_PADDING_TOKENS
 from core.estimate import estimate
 from core.ranges import likely_range
 from core.scenario import Scenario
@@ -224,12 +224,12 @@ def test_the_roofline_says_when_the_vector_cores_cap_the_weights_stream(open_app
         "812 GB/s, not 1.23 TB/s." in intro
     )
     # On an RTX 4090 (82.6 TFLOP/s for 1,008 GB/s) the cap is far above the read: no sentence.
-    # The chart's caption says where the steps sit: under the roof, on the weights' own (dashed): the
-    # cap, and 312e12 × 0.5 (vLLM's MFU; its dequantising matmuls keep all of it) = 156.0 TFLOP/s; the
-    # KV cache at 2.039e12 × 0.88 × 0.73 = 1.31 TB/s.
+    # The chart's caption says where the steps sit and why: decode between the roofs, the weights' own
+    # (dashed) at the cap, bending at 312e12 × 0.5 (vLLM's MFU) ÷ 0.8125e12 = 156e12 ÷ 0.8125e12 = 192
+    # FLOP/byte; the KV cache at 2.039e12 × 0.88 × 0.73 = 1.31 TB/s.
     assert (
-        "Dequantised weights move at their own rates, 812 GB/s and 156.0 TFLOP/s (the dashed roof), the KV cache "
-        "at 1.31 TB/s" in captions(at)
+        "Dequantised weights stream at 812 GB/s, where the KV cache reads at 1.31 TB/s (the dashed roof, its ridge "
+        "at 192 FLOP/byte): decode sits between the two roofs" in captions(at)
     )
     at = open_app("roofline", model="llama-3.1-8b", gpu="rtx-4090", engine="vllm", wbits="4.5")
     assert "Unpacking caps" not in " ".join(m.value for m in at.main.markdown)
@@ -238,20 +238,35 @@ def test_the_roofline_says_when_the_vector_cores_cap_the_weights_stream(open_app
     assert "Points sit on the roof: it is a bound." in captions(at)
 
 
+def test_the_roofline_says_why_a_long_fp8_prefill_sits_under_the_roof(open_app) -> None:
+    # fp8 weights beside the default 16-bit KV cache: attention multiplies at 16-bit, half the fp8 rate
+    # (989.5 against 1,979 TFLOP/s on an H100, × vLLM's MFU 0.5: 494.75, shown 494.8, against 989.5),
+    # so a 32,000-token prompt, whose attention is a good share of its maths, sits under the roof;
+    # decode stays on it.
+    at = open_app("roofline", model="llama-3.1-8b", gpu="h100-sxm", engine="vllm", wbits="8", prompt="32000")
+    shown = captions(at)
+    assert "Decode sits on the roof: it is a bound." in shown
+    assert "its attention multiplies at 16-bit, 494.8 TFLOP/s, not the weights' 989.5 TFLOP/s." in shown
+
+
 def test_the_roofline_says_why_a_padded_moe_prefill_sits_under_the_roof(open_app) -> None:
-    # Qwen3-30B-A3B in bf16 under llama.cpp off Apple: each expert a prompt micro-batch touches pays
-    # for EXPERT_PADDING_TOKENS (100) more tokens of maths, so the prefill's useful FLOP/s fall under
-    # the roof (tests/core/test_engine_costs.py derives the padding FLOPs by hand); decode stays on it.
-    link = {"model": "qwen3-30b-a3b", "gpu": "radeon-8060s", "engine": "llama.cpp", "prompt": "2048"}
+    # Qwen3-30B-A3B in bf16 under llama.cpp on a Radeon 8060S: each expert a prompt micro-batch touches
+    # pays for RADEON_EXPERT_PADDING_TOKENS (40) more tokens of maths (tests/core/test_engine_costs.py
+    # derives the padding FLOPs by hand), so a 2,048-token prefill's useful FLOP/s fall under the roof;
+    # the page prints core's attained rate. Decode stays on the roof.
+    link = {"model": "qwen3-30b-a3b", "gpu": "radeon-8060s", "engine": "llama.cpp-radeon", "prompt": "2048"}
     shown = captions(open_app("roofline", **link))
     scenario = Scenario.from_flat({**Scenario.lesson().to_flat(), **link, "wbits": "16", "out": "500"})
-    useful = fmt.tflops(estimate(scenario).prefill.attained_flops_per_s)
+    result = estimate(scenario)
+    assert result.prefill.attained_flops_per_s < 0.8 * result.machine.compute_flops_per_s
     assert "Decode sits on the roof: it is a bound." in shown
     assert (
-        f"It sits under the roof: each expert its prompt tokens reach pays for {EXPERT_PADDING_TOKENS:g} more tokens "
-        f"of maths (the engine's tiles), so it does {useful} of the model's maths." in shown
+        f"It sits under the roof, at {fmt.tflops(result.prefill.attained_flops_per_s)} of the model's maths: each "
+        f"expert its prompt's tokens reach pays for {RADEON_EXPERT_PADDING_TOKENS:g} more tokens of maths" in shown
     )
-    assert estimate(scenario).prefill.attained_flops_per_s < 0.5 * estimate(scenario).machine.compute_flops_per_s
-    # A dense model pays no padding: nothing said.
+    # A 16-token prompt is memory-bound and sits on the roof, padding or not: nothing to explain.
+    short = captions(open_app("roofline", **{**link, "prompt": "16"}))
+    assert "under the roof" not in short and "Points sit on the roof" in short
+    # A dense model pays no padding: on the roof.
     dense = captions(open_app("roofline", **{**link, "model": "qwen3-8b"}))
     assert "pays for" not in dense and "Points sit on the roof" in dense

@@ -342,15 +342,23 @@ def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
     assert code == 0 and "against 1 measured points" in out
     assert "skipped 4 rows the load model cannot represent" in out
     assert "2 × gpu 'GB200' is not a preset" in out and "engine 'tgi'" in out and "nvfp4 on H100-SXM" in out
-    # A row that cannot run as measured (Llama 3.1 405B in fp8 on one H100: 405 GB of weights on 80 GB)
-    # is a miss, said in words: its slices read "no fit", not "inf%", and the row is listed.
-    row = dict(zip(header.split(","), first.split(","), strict=True))
-    row.update(model="Llama 3.1 405B", weights="fp8", weight_bits="8", gpu="H100-SXM", tp="1")
-    big = ",".join(row.values())
-    (tmp_path / "big.csv").write_text(f"{header}\n{big}\n", encoding="utf-8")
+    # A row without a finite estimate is a miss, said in words with its reason: its slices read ∞,
+    # not "inf%". Llama 3.1 405B in fp8 on one H100 (405 GB of weights on 80 GB) does not fit; the
+    # first row (70B NVFP4 on 2 × B200, which fits) as an open loop at 500 requests a second arrives far
+    # faster than a replica serves it: at 8 in flight each 1,024-token reply takes 0.23 s + 1,024 × 8.9 ms,
+    # so it serves 8 ÷ 9.35 s ≈ 0.9 a second, and no concurrency that fits comes near 500.
+    row = {**dict(zip(header.split(","), first.split(","), strict=True)), "request_rate": "", "ttft_stat": "mean"}
+    big = {**row, "model": "Llama 3.1 405B", "weights": "fp8", "weight_bits": "8", "gpu": "H100-SXM", "tp": "1"}
+    flood = {**row, "concurrency": "", "request_rate": "500"}
+    (tmp_path / "big.csv").write_text(
+        "\n".join([",".join(big), ",".join(big.values()), ",".join(flood.values())]) + "\n", encoding="utf-8"
+    )
     code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "big.csv"))
-    assert code == 0 and "  model        llama-3.1-405b     1      no fit      no fit" in out and "inf%" not in out
-    assert "1 rows cannot run as measured" in out and "llama-3.1-405b fp8 on 1 x H100-SXM" in out
+    assert code == 0 and "  model        llama-3.1-405b     1           ∞           ∞" in out and "inf" not in out
+    assert "1 row cannot run as measured: the weights and one request's KV cache do not fit" in out
+    assert "  llama-3.1-405b fp8 on 1 x H100-SXM, trtllm, 1024/1024, C8" in out
+    assert "1 row arrive faster than the replica serves them" in out
+    assert "  llama-3.1-70b nvfp4 on 2 x B200, trtllm, 1024/1024, 500 req/s" in out
 
 
 @pytest.mark.parametrize(

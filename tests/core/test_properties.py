@@ -339,6 +339,12 @@ def test_the_decode_step_is_the_mean_of_the_reply_steps(case, gpu, precision, ef
     assert mean.context_tokens == prompt + (output - 1) / 2
     # The mean of the maxima is at least the maximum of the means.
     assert mean.time_s >= (max(mean.memory_time_s, mean.compute_time_s) + mean.fixed_time_s) * (1 - 1e-9)
+    # The batch sweep times and places this batch's step as the reply's mean step does (one helper,
+    # step_time.decode_times_s): the same intensity, bound and attained FLOP/s on the roofline chart.
+    sweep = sweep_batch_sizes(model, precision, machine, [batch], prompt, prompt + output, 1e30, output)
+    assert rel(float(sweep.attained_flops_per_s[0]), mean.attained_flops_per_s, 1e-9)
+    assert rel(float(sweep.step_time_s[0]), mean.time_s, 1e-9)
+    assert bool(sweep.compute_bound[0]) == (mean.bound == "compute")
 
 
 @SETTINGS

@@ -1,0 +1,86 @@
+"""The Roofline page's words under its chart: where each step sits, and why one sits under the roof.
+
+A step sits on the roof, min(compute, bandwidth × intensity), when all it reads and multiplies
+moves at the group's one rate; under it when part moves slower (`RooflinePoint.attained_flops_per_s`).
+The page says which, for decode and for prefill, naming the slower rate.
+"""
+
+from __future__ import annotations
+
+from app import formatting as fmt
+from core.batching import BatchSweep
+from core.estimate import Estimate
+
+# A point this much under its roof is drawn under it (float noise is far smaller; a real cause far larger).
+UNDER = 1e-6
+
+
+def _roof(est: Estimate, intensity: float) -> float:
+    m = est.machine
+    return min(m.compute_flops_per_s, m.bandwidth_bytes_per_s * intensity)
+
+
+def chart_caption(est: Estimate, table: BatchSweep, engine_name: str) -> str:
+    """Where the chart's steps sit and why, the prefill's intensity and bound, and the fixed costs on top."""
+    p, workload = est.prefill, est.scenario.workload
+    under = _prefill_placement(est)
+    fixed = est.decode.fixed_time_s
+    fixed_costs = f": {fmt.ms(fixed, 3)} per decode step on {engine_name} here" if fixed > 0 else ""
+    return (
+        f"{_decode_placement(est, table, prefill_on_the_roof=not under)} "
+        f"Prefill of {fmt.tokens(workload.prefill_tokens)} (the whole batch, one pass): "
+        f"{fmt.flop_per_byte(p.intensity_flop_per_byte)}, {p.bound}-bound.{under} "
+        f"Fixed per-step costs (kernel launches, all-reduces) come on top{fixed_costs}."
+    )
+
+
+def _decode_placement(est: Estimate, table: BatchSweep, prefill_on_the_roof: bool) -> str:
+    """'Points sit on the roof …' or why decode sits under it (dequantised weights: the dashed roof)."""
+    m = est.machine
+    under = any(
+        attained < _roof(est, float(i)) * (1 - UNDER)
+        for i, attained in zip(table.intensity_flop_per_byte, table.attained_flops_per_s, strict=True)
+    )
+    if not under:
+        return f"{'Points sit' if prefill_on_the_roof else 'Decode sits'} on the roof: it is a bound."
+    rates = []
+    if m.weight_bandwidth_bytes_per_s < m.bandwidth_bytes_per_s:
+        rates.append(
+            f"stream at {fmt.bandwidth(m.weight_bandwidth_bytes_per_s)}, "
+            f"where the KV cache reads at {fmt.bandwidth(m.bandwidth_bytes_per_s)}"
+        )
+    if m.weight_compute_flops_per_s < m.compute_flops_per_s:
+        rates.append(f"multiply at {fmt.tflops(m.weight_compute_flops_per_s)}")
+    if not rates:  # attention at a wider precision than the weights' maths, at a long context
+        return (
+            f"Decode sits under the roof where attention dominates: it multiplies at "
+            f"{fmt.tflops(m.attention_flops_per_s)}, the weights at {fmt.tflops(m.compute_flops_per_s)}."
+        )
+    ridge = m.weight_compute_flops_per_s / m.weight_bandwidth_bytes_per_s
+    return (
+        f"Dequantised weights {' and '.join(rates)} (the dashed roof, its ridge at {fmt.flop_per_byte(ridge)}): "
+        "decode sits between the two roofs, nearer the dashed one while the weights are most of what a step reads."
+    )
+
+
+def _prefill_placement(est: Estimate) -> str:
+    """'' when prefill sits on the roof, else why it sits under it (padding, attention's precision, dequantising)."""
+    m, p = est.machine, est.prefill
+    if p.attained_flops_per_s >= _roof(est, p.intensity_flop_per_byte) * (1 - UNDER):
+        return ""
+    useful = fmt.tflops(p.attained_flops_per_s)
+    model = est.scenario.model
+    if model.is_moe and m.expert_padding_tokens > 0:
+        why = (
+            f"each expert its prompt's tokens reach pays for {m.expert_padding_tokens:g} more tokens of maths "
+            "(the engine's tiles)"
+        )
+    elif m.attention_flops_per_s < m.compute_flops_per_s:
+        bits = est.scenario.precision.attention_bits
+        why = (
+            f"its attention multiplies at {bits:g}-bit, {fmt.tflops(m.attention_flops_per_s)}, "
+            f"not the weights' {fmt.tflops(m.compute_flops_per_s)}"
+        )
+    else:
+        why = f"the dequantised weights multiply at {fmt.tflops(m.weight_compute_flops_per_s)}"
+    return f" It sits under the roof, at {useful} of the model's maths: {why}."
