@@ -190,9 +190,10 @@ def test_roofline_places_dequantised_steps_under_the_roof_on_the_weights_own():
 
 
 def test_the_ridge_label_turns_left_where_it_would_run_off_a_phone():
-    # Qwen3-30B-A3B on a Radeon 8060S: the ridge at 114 FLOP/byte, prefill at 251, so the axis ends at
-    # 4 × 251 = 1,004 and "ridge: 114 FLOP/byte" (about 1.5 decades on a 300-px phone plot) would cross
-    # it: it goes left of the ridge line. With prefill at 100,000 FLOP/byte the axis runs to 400,000: right.
+    # Qwen3-30B-A3B on a Radeon 8060S: the ridge at 114 FLOP/byte, prefill at 251, so the axis runs from
+    # 1.2 ÷ 4 = 0.3 to 4 × 251 = 1,004, and "ridge: 114 FLOP/byte" would cross its end on a phone
+    # ((20 × 7 + 12) px × log10(1,004 ÷ 0.3) ÷ 300 px = 1.79 decades from log10(114) = 2.06, past 3.00):
+    # it goes left of the ridge line. With prefill at 100,000 FLOP/byte the axis runs to 400,000: right.
     def ridge(prefill: float):
         fig = roofline_charts.roofline(114.0, 27.8e12, 243e9, [1, 64], [1.2, 7.0], prefill)
         return next(a for a in fig.layout.annotations if a.text.startswith("ridge"))

@@ -86,7 +86,8 @@ def test_the_share_link_carries_the_options(open_app) -> None:
 
 
 def test_where_the_cheapest_changes_is_labelled_clear_of_your_traffic_line() -> None:
-    # Two priced options that cross at 22,000 replies a day. With your traffic at 100,000 (under a
+    # Two priced options and, made up for the test, a change of the cheapest at 22,000 replies a day
+    # (the figure draws what `changes` says). With your traffic at 100,000 (under a
     # decade to the right) the "22,000" label sits left of its dashed line, clear of your dotted one;
     # with your traffic at 1,000,000 or 1,000 it sits right of it.
     options = [
