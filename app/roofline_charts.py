@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from app import formatting as fmt
 from app import roofline_labels, theme
 from app.figures import NOTE, Numbers, Trace, axis, figure, hover_xy, line, log10, ms, points, thin
+from core.roofline import attainable_flops_per_s, under_the_roof
 
 Peaks = tuple[float, float] | None  # a datasheet's (FLOP/s, bytes/s)
 
@@ -84,7 +85,7 @@ def roofline(
     high = max(*intensity, prefill_intensity, balance_flop_per_byte) * 4
 
     def attainable(i: Any) -> np.ndarray:
-        return np.minimum(compute_flops_per_s, bandwidth_bytes_per_s * np.asarray(i, dtype=float)) / 1e12
+        return attainable_flops_per_s(np.asarray(i, dtype=float), compute_flops_per_s, bandwidth_bytes_per_s) / 1e12
 
     decode_y = attainable(intensity) if decode_flops_per_s is None else np.asarray(decode_flops_per_s) / 1e12
     compute = (
@@ -111,7 +112,11 @@ def roofline(
             x, batches = intensity[mask], np.asarray(decode_batches)[mask]
             marker = {"color": theme.BOUND_COLOURS[bound], "size": 11, "line": {"color": theme.DECODE, "width": 2}}
             traces.append(points(x, decode_y[mask], f"decode ({bound}-bound)", hover, marker, customdata=batches))
-    under = decode_flops_per_s is not None and bool(np.any(decode_y < attainable(intensity) * (1 - 1e-6)))
+    under = decode_flops_per_s is not None and bool(
+        under_the_roof(
+            np.asarray(decode_flops_per_s, float), intensity, compute_flops_per_s, bandwidth_bytes_per_s
+        ).any()
+    )
     labels = roofline_labels.roofline_notes(
         intensity, list(decode_batches), prefill_intensity, balance_flop_per_byte,
         attainable if decode_flops_per_s is None else on_the_points, (low, high),

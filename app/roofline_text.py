@@ -10,14 +10,7 @@ from __future__ import annotations
 from app import formatting as fmt
 from core.batching import BatchSweep
 from core.estimate import Estimate
-
-# A point this much under its roof is drawn under it (float noise is far smaller; a real cause far larger).
-UNDER = 1e-6
-
-
-def _roof(est: Estimate, intensity: float) -> float:
-    m = est.machine
-    return min(m.compute_flops_per_s, m.bandwidth_bytes_per_s * intensity)
+from core.roofline import under_the_roof
 
 
 def chart_caption(est: Estimate, table: BatchSweep, engine_name: str) -> str:
@@ -37,11 +30,8 @@ def chart_caption(est: Estimate, table: BatchSweep, engine_name: str) -> str:
 def _decode_placement(est: Estimate, table: BatchSweep, prefill_on_the_roof: bool) -> str:
     """'Points sit on the roof …' or why decode sits under it (dequantised weights: the dashed roof)."""
     m = est.machine
-    under = any(
-        attained < _roof(est, float(i)) * (1 - UNDER)
-        for i, attained in zip(table.intensity_flop_per_byte, table.attained_flops_per_s, strict=True)
-    )
-    if not under:
+    placed = (table.attained_flops_per_s, table.intensity_flop_per_byte, m.compute_flops_per_s, m.bandwidth_bytes_per_s)
+    if not under_the_roof(*placed).any():
         return f"{'Points sit' if prefill_on_the_roof else 'Decode sits'} on the roof: it is a bound."
     rates = []
     if m.weight_bandwidth_bytes_per_s < m.bandwidth_bytes_per_s:
@@ -66,7 +56,9 @@ def _decode_placement(est: Estimate, table: BatchSweep, prefill_on_the_roof: boo
 def _prefill_placement(est: Estimate) -> str:
     """'' when prefill sits on the roof, else why it sits under it (padding, attention's precision, dequantising)."""
     m, p = est.machine, est.prefill
-    if p.attained_flops_per_s >= _roof(est, p.intensity_flop_per_byte) * (1 - UNDER):
+    if not under_the_roof(
+        p.attained_flops_per_s, p.intensity_flop_per_byte, m.compute_flops_per_s, m.bandwidth_bytes_per_s
+    ):
         return ""
     useful = fmt.tflops(p.attained_flops_per_s)
     model = est.scenario.model

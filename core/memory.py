@@ -108,6 +108,14 @@ def kv_replication(model: Model, gpu_count: int) -> float:
     return gpu_count * math.ceil(kv_heads / gpu_count) / kv_heads
 
 
+def stored_kv_bytes_per_token_layer(model: Model, precision: Precision, gpu_count: int = 1) -> float:
+    """KV bytes one token stores (and a step reads) per layer over the group, every copy of a replicated head counted.
+
+    Example: Qwen3-235B-A22B (4 KV heads × 128, 16-bit) on 8 GPUs → 2 × 4 × 128 × 2 B × 2 copies = 4,096 B.
+    """
+    return kv_bytes_per_token_per_layer(model, precision) * kv_replication(model, gpu_count)
+
+
 def kv_cache_bytes(
     model: Model, precision: Precision, context_tokens: Quantity, sequences: Quantity = 1, gpu_count: int = 1
 ) -> Quantity:
@@ -117,9 +125,7 @@ def kv_cache_bytes(
     heads replicated by tensor parallelism count once per copy (`kv_replication`), since
     each copy is stored and read.
     """
-    per_token_layer = kv_bytes_per_token_per_layer(model, precision)
-    if gpu_count > 1:
-        per_token_layer *= kv_replication(model, gpu_count)
+    per_token_layer = stored_kv_bytes_per_token_layer(model, precision, gpu_count)
     return per_token_layer * kv_token_layers(model, context_tokens) * sequences
 
 

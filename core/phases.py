@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from core.arraymath import Quantity, clip, minimum, sum_of_max_of_lines
 from core.attention import attention_flops_per_token, prefill_attention_flops
 from core.memory import (
-    kv_bytes_per_token_per_layer,
     kv_cache_bytes,
-    kv_replication,
     kv_token_layers,
     mean_kv_token_layers,
+    stored_kv_bytes_per_token_layer,
     weight_bytes_read,
 )
 from core.parallel import Machine
@@ -131,8 +130,9 @@ def mean_decode_bytes(
 ) -> Quantity:
     """Weights read once for the batch + every sequence's KV cache, averaged over `steps` steps at contexts
     context, context + 1, ... (vectorised over batch); replicated KV heads count once per copy (`kv_replication`)."""
-    per_token_layer = kv_bytes_per_token_per_layer(model, precision) * kv_replication(model, gpu_count)
-    per_sequence = per_token_layer * mean_kv_token_layers(model, context_tokens, steps)
+    per_sequence = stored_kv_bytes_per_token_layer(model, precision, gpu_count) * mean_kv_token_layers(
+        model, context_tokens, steps
+    )
     return weight_bytes_read(model, precision, batch_size) + batch_size * per_sequence
 
 
@@ -196,14 +196,12 @@ def decode_roofline_time_s(
 
     weights_s = weight_bytes_read(model, precision, batch_size) / machine.weight_bandwidth_bytes_per_s
     weight_maths_s = 2.0 * model.active_params * batch_size / machine.weight_compute_flops_per_s
-    # Step j's KV read and attention are these rates × the token-layers at its context
-    # (`kv_cache_bytes`, `attention_flops_per_token`), derived once rather than per line end.
-    kv_per_token_layer = kv_bytes_per_token_per_layer(model, precision) * kv_replication(model, machine.gpu_count)
-    kv_s_per_token_layer = batch_size * kv_per_token_layer / machine.bandwidth_bytes_per_s
+    # Step j's KV read and attention are these rates × the token-layers at its context, as in
+    # `kv_cache_bytes` and `mean_decode_flops` (0 without an attention shape), derived once.
+    kv_bytes = batch_size * stored_kv_bytes_per_token_layer(model, precision, machine.gpu_count)
+    kv_s_per_token_layer = kv_bytes / machine.bandwidth_bytes_per_s
     attention_s_per_token_layer = (
         batch_size * model.decode_attention_flops_per_token_layer / machine.attention_flops_per_s
-        if model.has_attention_shape
-        else 0.0
     )
 
     def memory_s(j: int) -> Quantity:

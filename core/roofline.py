@@ -67,6 +67,28 @@ def step_time_s(
     return np.maximum(np.divide(bytes_moved, bandwidth_bytes_per_s), np.divide(flops, compute_flops_per_s))
 
 
+def attainable_flops_per_s(
+    intensity_flop_per_byte: Quantity, compute_flops_per_s: float, bandwidth_bytes_per_s: float
+) -> Quantity:
+    """The roof: min(compute, bandwidth × intensity). Example (the lesson): 64 FLOP/byte → min(300e12, 128e12) = 128e12."""
+    return np.minimum(compute_flops_per_s, np.multiply(bandwidth_bytes_per_s, intensity_flop_per_byte))
+
+
+# A step this much under its roof sits under it (float noise is far smaller, a real cause far larger).
+UNDER_THE_ROOF = 1e-6
+
+
+def under_the_roof(
+    attained_flops_per_s: Quantity,
+    intensity_flop_per_byte: Quantity,
+    compute_flops_per_s: float,
+    bandwidth_bytes_per_s: float,
+) -> Quantity:
+    """True where a step attains less than its roof: part of it moves slower than the group's one rate."""
+    roof = attainable_flops_per_s(intensity_flop_per_byte, compute_flops_per_s, bandwidth_bytes_per_s)
+    return np.less(attained_flops_per_s, roof * (1 - UNDER_THE_ROOF))
+
+
 def arithmetic_intensity_flop_per_byte(flops: Quantity, bytes_moved: Quantity) -> Quantity:
     """intensity = FLOPs / bytes moved. Example: a batch-1 decode of the toy 7B model, 14e9 / 14e9 = 1."""
     return np.divide(flops, bytes_moved)

@@ -37,6 +37,7 @@ from core.measurements import SETS, load
 from core.memory import expected_distinct_experts
 from core.parallel import unpacking_bytes_per_s
 from core.phases import prefill
+from core.roofline import attainable_flops_per_s, under_the_roof
 from core.specs import Efficiency, Precision, Workload
 from core.step_time import expert_padding_flops, expert_visits
 
@@ -159,6 +160,10 @@ def test_a_capped_decode_step_sits_below_the_machines_roof_where_its_weights_str
     assert result.decode.attained_flops_per_s == pytest.approx(2.889e12, rel=1e-3)
     roof = result.machine.bandwidth_bytes_per_s * result.decode.intensity_flop_per_byte
     assert roof == pytest.approx(4.658e12, rel=1e-3)
+    m = result.machine
+    roof_of = (result.decode.intensity_flop_per_byte, m.compute_flops_per_s, m.bandwidth_bytes_per_s)
+    assert attainable_flops_per_s(*roof_of) == pytest.approx(roof, rel=1e-12)
+    assert under_the_roof(result.decode.attained_flops_per_s, *roof_of)  # 2.889 under 4.658
     # The batch sweep places each batch the same way: batch 1 is this step.
     sweep = result.batch_sweep([1, 64])
     assert sweep.attained_flops_per_s[0] == pytest.approx(result.decode.attained_flops_per_s, rel=1e-12)
@@ -166,6 +171,7 @@ def test_a_capped_decode_step_sits_below_the_machines_roof_where_its_weights_str
     plain = estimate_on("llama-3.1-8b", "a100-80gb-sxm", "vllm", prompt_tokens=1, output_tokens=1)
     m, i = plain.machine, plain.decode.intensity_flop_per_byte
     assert plain.decode.attained_flops_per_s == pytest.approx(min(m.compute_flops_per_s, m.bandwidth_bytes_per_s * i))
+    assert not under_the_roof(plain.decode.attained_flops_per_s, i, m.compute_flops_per_s, m.bandwidth_bytes_per_s)
 
 
 def test_dequantising_prefill_pays_on_the_weight_matmuls_not_on_attention():

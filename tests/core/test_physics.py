@@ -28,6 +28,7 @@ from core.memory import (
 from core.parallel import allreduce_time_s, effective_machine
 from core.phases import decode_step, decode_time_s, prefill
 from core.reply import latency
+from core.roofline import attainable_flops_per_s, under_the_roof
 from core.specs import CUSTOM_ID, Efficiency, Model, Precision, Pricing
 
 FP16 = Precision(16, 16)
@@ -139,6 +140,18 @@ def test_moe_decode_at_batch_1_costs_like_its_active_size():
     step = decode_step(mixtral, FP16, machine(), 1, 0)
     # 12.88e9 active params × 2 bytes / 2e12 B/s ≈ 12.9 ms, far below the 46.7e9 × 2 / 2e12 = 46.7 ms of all weights
     assert step.time_s == pytest.approx(mixtral.active_params * 2 / 2e12, rel=1e-9)
+
+
+def test_the_roof_is_the_slower_of_bandwidth_and_compute():
+    # The lesson's machine, 2 TB/s and 300 TFLOP/s: 64 FLOP/byte → 128 TFLOP/s on the slope; 300 on the
+    # flat top at and past the 150 FLOP/byte ridge; a step attaining the roof is not under it.
+    roof = attainable_flops_per_s(np.array([64.0, 150.0, 500.0]), 300e12, 2e12)
+    assert list(roof) == pytest.approx([128e12, 300e12, 300e12])
+    assert list(under_the_roof(np.array([128e12, 250e12, 300e12]), np.array([64.0, 150.0, 500.0]), 300e12, 2e12)) == [
+        False,
+        True,
+        False,
+    ]
 
 
 def test_the_machine_is_built_once_per_setup_and_anew_for_any_edited_number():
