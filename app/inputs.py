@@ -112,10 +112,11 @@ def choice(described: Input, auto: str | None = None, **layout: Any) -> Any:
     )
 
 
-def toggle(described: Input, **layout: Any) -> bool:
+def toggle(described: Input, value: bool | None = None, **layout: Any) -> bool:
+    """A switch bound to `?key=true|false`; its default is `value` (a base's, as `number` takes one), else the description's."""
+    default = bool(described.default) if value is None else value
     return st.toggle(
-        described.label, value=bool(described.default), key=described.key, help=described.help, bind="query-params",
-        **layout,
+        described.label, value=default, key=described.key, help=described.help, bind="query-params", **layout,
     )  # fmt: skip
 
 

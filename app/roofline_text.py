@@ -19,11 +19,26 @@ def chart_caption(est: Estimate, table: BatchSweep, engine_name: str) -> str:
     under = _prefill_placement(est)
     fixed = est.decode.fixed_time_s
     fixed_costs = f": {fmt.ms(fixed, 3)} per decode step on {engine_name} here" if fixed > 0 else ""
-    return (
+    text = (
         f"{_decode_placement(est, table, prefill_on_the_roof=not under)} "
         f"Prefill of {fmt.tokens(workload.prefill_tokens)} (the whole batch, one pass): "
         f"{fmt.flop_per_byte(p.intensity_flop_per_byte)}, {p.bound}-bound.{under} "
-        f"Fixed per-step costs (kernel launches, all-reduces) come on top{fixed_costs}."
+    )
+    host = est.decode.host_time_s
+    if host > 0:
+        return text + _host_launches(est, engine_name)
+    return text + f"Fixed per-step costs (kernel launches, all-reduces) come on top{fixed_costs}."
+
+
+def _host_launches(est: Estimate, engine_name: str) -> str:
+    """An eager engine's steps: the host's launches overlap the GPU's work, and which of the two sets the pace."""
+    d = est.decode
+    gpu_s = max(d.memory_time_s, d.compute_time_s) + d.fixed_time_s  # the GPU's share of the mean step
+    pace = "the host's: the GPU waits" if d.host_time_s >= gpu_s else "the GPU's: it hides the host"
+    return (
+        f"On {engine_name} the host launches each step's kernels ({fmt.ms(d.host_time_s, 3)} a step) while the "
+        f"GPU works ({fmt.ms(gpu_s, 3)} for the mean decode step, per-sequence costs included): a step takes the "
+        f"longer of the two, here {pace}."
     )
 
 

@@ -179,6 +179,8 @@ def flat_of_widgets() -> dict[str, str]:
         elif value is None or value == inputs.AUTO:
             if described_input.optional:
                 flat[key] = ""
+        elif described_input.kind is bool:
+            flat[key] = "true" if value else "false"
         else:
             flat[key] = str(int(value)) if described_input.kind is int else repr(float(value))
     return flat

@@ -123,6 +123,8 @@ def _numbers(fields: dict, base: object) -> None:
     for name, described_input in fields.items():
         if described_input.kind is str:
             inputs.text(described_input, getattr(base, name))
+        elif described_input.kind is bool:
+            inputs.toggle(described_input, value=bool(getattr(base, name)))
         else:
             inputs.number(described_input, getattr(base, name))
 

@@ -70,6 +70,50 @@ def sum_of_max_of_lines(a1: Quantity, b1: Quantity, a2: Quantity, b2: Quantity, 
     return base + extra
 
 
+def sum_of_max_of_lines_and_floor(
+    a1: Quantity, b1: Quantity, a2: Quantity, b2: Quantity, floor: Quantity, n: Quantity
+) -> Quantity:
+    """Σ_{k=0}^{n-1} max(a1 + b1·k, a2 + b2·k, floor) in closed form, vectorised over any argument.
+
+    The larger of two lines is convex, so it lies below the floor over one contiguous run of
+    k (where both lines do); there the floor adds floor − max(lines) to the two lines' sum.
+    Example: a1=1, b1=1, a2=0, b2=0, floor=3, n=5 → 3+3+3+4+5 = 18.
+    """
+    lo1, hi1 = _below(a1, b1, floor, n)
+    lo2, hi2 = _below(a2, b2, floor, n)
+    lo, hi = maximum(lo1, lo2), minimum_of(hi1, hi2)
+    count = maximum(hi - lo, 0.0)
+    lo = minimum_of(lo, n)  # an empty run may start past the end
+    under = sum_of_max_of_lines(a1 + b1 * lo, b1, a2 + b2 * lo, b2, count)
+    return sum_of_max_of_lines(a1, b1, a2, b2, n) + count * floor - under
+
+
+def minimum_of(a: Any, b: Any) -> Any:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.minimum(a, b)
+    return min(a, b)
+
+
+def _below(a: Any, b: Any, floor: Any, n: Any) -> tuple[Any, Any]:
+    """The run of k in [0, n) where a + b·k < floor, as [lo, hi) (hi ≤ lo: none)."""
+    if not any(isinstance(x, np.ndarray) for x in (a, b, floor, n)):
+        root = (floor - a) / b if b != 0 else math.inf
+        if not math.isfinite(root):  # flat (or a slope too small to reach the floor within floats)
+            return (0.0, float(n)) if a < floor else (0.0, 0.0)
+        if b > 0:  # below the floor for k < root
+            return 0.0, float(clip(math.ceil(root), 0, n))
+        return float(clip(math.floor(root) + 1, 0, n)), float(n)
+    a, b, floor, n = (np.asarray(x, dtype=float) for x in (a, b, floor, n))
+    with np.errstate(all="ignore"):  # a flat line's root is never used
+        root = np.where(b != 0, (floor - a) / np.where(b != 0, b, 1.0), np.inf)
+    flat = ~np.isfinite(root)
+    b = np.where(flat, 0.0, b)
+    flat_below = flat & (a < floor)
+    lo = np.where(b < 0, np.clip(np.floor(root) + 1, 0, n), 0.0)
+    hi = np.where(b > 0, np.clip(np.ceil(root), 0, n), np.where((b < 0) | flat_below, n, 0.0))
+    return lo, hi
+
+
 def _positive_part_sum(da: Any, db: Any, n: Any) -> Any:
     """Σ_{k=0}^{n-1} max(da + db·k, 0) elementwise: the array form of the branches above."""
     with np.errstate(all="ignore"):  # the root of a flat difference is never used

@@ -19,6 +19,9 @@ class Efficiency:
 
     mbu: memory-bandwidth utilisation; mfu: compute (model FLOPs) utilisation;
     step_overhead_s: a fixed cost per forward pass (kernel launches, scheduling);
+    launches_overlap: whether that cost is the host's, running ahead of the GPU (eager PyTorch
+    launching each kernel from Python while the GPU runs the last), so that a pass takes the
+    longer of the host's launches and the GPU's work instead of their sum;
     sequence_overhead_s: a cost per sequence per pass (sampling, detokenising, paging
     bookkeeping), which is why real servers fall short of the roofline at large batches;
     allreduce_latency_s: the fixed cost of one all-reduce under tensor
@@ -51,6 +54,12 @@ class Efficiency:
         0.0, key="overhead", kind=float, label="Overhead per step (ms)", unit="ms", scale=S_PER_MS, low=0, high=1,
         step=0.1, flag="--step-overhead-ms",
         help="A fixed cost added to every forward pass (kernel launches, scheduling), ms.",
+    )  # fmt: skip
+    launches_overlap: bool = described(
+        False, key="overlap", kind=bool, label="Launches overlap the GPU's work", flag="--launches-overlap",
+        help="true: the overhead per step is the host issuing the step's kernels while the GPU still runs the "
+        "ones before (eager PyTorch, no CUDA graphs), so a step takes the longer of the two, not their sum; "
+        "false: it adds to every step.",
     )  # fmt: skip
     sequence_overhead_s: float = described(
         0.0, key="seqoverhead", kind=float, label="Overhead per sequence (µs)", unit="µs", scale=S_PER_US,

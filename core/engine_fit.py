@@ -39,6 +39,12 @@ GRIDS: dict[str, list[float]] = {
     "dequant_compute": [x / 100 for x in range(30, 101)],
     "unpack_flop_per_weight": [x / 2 for x in range(0, 81)],  # 0-40 FLOP per weight in steps of 0.5
 }
+# A family whose cost lives on another scale searches its own grid: HF transformers' per-layer cost
+# is the host's, issuing each layer's kernels from Python while the GPU runs (`launches_overlap`), an
+# order of magnitude above the GPU-side gaps a CUDA-graph engine pays: 0-3 ms in 10 µs steps.
+OWN_GRIDS: dict[str, dict[str, list[float]]] = {
+    "hf-transformers": {"launch_overhead_per_layer_s": [x / 100_000 for x in range(0, 301)]},
+}
 # What each family's fit rows can tell apart. vLLM and TensorRT-LLM keep the costs the
 # load measurements gave them; MLX and HF transformers have two fit rows each (one
 # source), enough for the one cost that sets them apart (the per-layer launch path).
@@ -140,7 +146,7 @@ def _descend(
             rows = [m for m in measurements if not owns(m.profile, knob)]
             if not members or not rows:
                 continue
-            grid = GRIDS[knob]
+            grid = OWN_GRIDS.get(members[0], {}).get(knob, GRIDS[knob]) if len(members) == 1 else GRIDS[knob]
 
             def with_value(
                 value: float, knob: str = knob, members: tuple[str, ...] = members, base: dict = profiles

@@ -14,6 +14,9 @@ tensor parallelism it pays an all-reduce latency twice per layer; every running 
 costs a little per iteration (sampling, detokenising, block-table bookkeeping); and every
 request pays once for the way in and out of the server (HTTP, tokenising the prompt,
 handing it to the engine loop, streaming the first token back).
+An engine that launches every kernel from Python (eager PyTorch: HF transformers) pays its
+per-layer cost on the host, which runs ahead of the GPU: its iterations take the longer of
+the host's launches and the GPU's work, not their sum (`launches_overlap`).
 
 Its **scheduling**: how many tokens one iteration may carry, whether a long prompt is
 chunked over several iterations, how many sequences may run at once, how much memory it
@@ -72,6 +75,9 @@ class EngineProfile:
     # Under load, per request already in flight, added to a new request's TTFT: its first token goes
     # out through the server loop that streams every other request's tokens (the load model only).
     stream_overhead_s: float = 0.0
+    # The host issues each iteration's kernels while the GPU runs the ones before (eager PyTorch,
+    # no CUDA graphs): the launches overlap the GPU's work, and an iteration takes the longer.
+    launches_overlap: bool = False
 
     def __post_init__(self) -> None:
         check_text("engine id", self.id, 40)
@@ -119,6 +125,7 @@ class EngineProfile:
             mbu=self.mbu,
             mfu=self.mfu,
             step_overhead_s=self.step_overhead_s(model),
+            launches_overlap=self.launches_overlap,
             sequence_overhead_s=self.sequence_overhead_s,
             allreduce_latency_s=self.allreduce_latency_s,
             request_overhead_s=self.request_overhead_s,
@@ -136,5 +143,5 @@ class EngineProfile:
 _SHARED_COSTS = tuple(
     (name, *own_bounds(described_input))
     for name, described_input in inputs(Efficiency)
-    if name in {f.name for f in fields(EngineProfile)}
+    if name in {f.name for f in fields(EngineProfile)} and described_input.kind is float
 )

@@ -27,7 +27,7 @@ from decimal import Decimal, InvalidOperation, localcontext
 from functools import cache
 from typing import Any
 
-from core.validation import check_int, check_number, check_text, shown_number
+from core.validation import check_bool, check_int, check_number, check_text, shown_number
 
 INPUT = "input"  # the metadata key a described field keeps its Input under
 MAX_TEXT_SHOWN = 40  # an echoed bad value is cut here: a 10,000-character value is not repeated back
@@ -119,6 +119,8 @@ def validate(spec: Any) -> None:
             checked = check_int(name, value, int(low), high)
         elif described_input.kind is float:
             checked = check_number(name, value, low, high)
+        elif described_input.kind is bool:
+            checked = check_bool(name, value)
         else:
             checked = check_text(name, value, described_input.max_chars)
         if type(checked) is not type(value):
@@ -215,9 +217,11 @@ def _decimal_text(number: Decimal) -> str:
 
 
 def shown_value(described_input: Input, value: float | int | None) -> float | int | None:
-    """SI → the number a widget shows (GB/s, billions, ms); counts stay ints."""
+    """SI → the number a widget shows (GB/s, billions, ms); counts stay ints, switches bools."""
     if value is None:
         return None
+    if described_input.kind is bool:
+        return bool(value)
     if described_input.kind is int:
         return int(value)
     return float(flat_text(described_input, value))
@@ -227,6 +231,8 @@ def si_value(described_input: Input, shown: float | int | None) -> float | int |
     """What a widget holds (shown unit) → SI."""
     if shown is None:
         return None
+    if described_input.kind is bool:
+        return bool(shown)
     if described_input.kind is int:
         return int(shown)
     return si_from_text(described_input, repr(float(shown)))
@@ -257,8 +263,12 @@ def cut(text: str, max_chars: int = MAX_TEXT_SHOWN) -> str:
     return "".join(c if c.isprintable() else "?" for c in short)
 
 
-def read_number(described_input: Input, text: str, low: float, high: float) -> float | int:
+def read_number(described_input: Input, text: str, low: float, high: float) -> float | int | bool:
     """Strict: shown-unit text → SI within [low, high] (SI), or ValueError naming the key and the range."""
+    if described_input.kind is bool:
+        if text.strip().lower() not in ("true", "false"):
+            raise ValueError(f"{described_input.key} must be true or false, got {cut(text)!r}")
+        return text.strip().lower() == "true"
     if described_input.choices:
         if text.strip() not in described_input.choices:
             raise ValueError(

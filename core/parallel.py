@@ -37,6 +37,7 @@ class Machine:
     gpu_count: int
     interconnect_bytes_per_s: float
     step_overhead_s: float
+    launches_overlap: bool  # step_overhead_s is the host's, overlapping the GPU's work (step_time.host_time_s)
     sequence_overhead_s: float
     allreduce_latency_s: float
     weight_bandwidth_bytes_per_s: float
@@ -105,6 +106,7 @@ def effective_machine(
         gpu_count=gpu_count,
         interconnect_bytes_per_s=gpu.interconnect_bytes_per_s,
         step_overhead_s=efficiency.step_overhead_s,
+        launches_overlap=efficiency.launches_overlap,
         sequence_overhead_s=efficiency.sequence_overhead_s,
         allreduce_latency_s=efficiency.allreduce_latency_s,
         weight_bandwidth_bytes_per_s=weight_bandwidth if dequantised else bandwidth,

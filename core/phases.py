@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.arraymath import Quantity, clip, minimum, sum_of_max_of_lines
+from core.arraymath import Quantity, clip, minimum, sum_of_max_of_lines, sum_of_max_of_lines_and_floor
 from core.attention import attention_flops_per_token, prefill_attention_flops
 from core.memory import (
     kv_cache_bytes,
@@ -32,8 +32,10 @@ from core.step_time import (
     decode_fixed_time_s,
     expert_padding_flops,
     fixed_time_s,
+    host_time_s,
     memory_time_s,
     step_balance,
+    step_time_s,
 )
 
 
@@ -45,12 +47,13 @@ class Step(RooflinePoint):
     bytes_moved: float
     memory_time_s: float
     compute_time_s: float
-    fixed_time_s: float  # per-step overhead plus tensor-parallel all-reduces
+    fixed_time_s: float  # per-step overhead (unless the host's), per-sequence costs, tensor-parallel all-reduces
     balance_flop_per_byte: float
+    host_time_s: float = 0.0  # an eager engine's launches, overlapping the GPU's work (step_time.host_time_s)
 
     @property
     def time_s(self) -> float:
-        return max(self.memory_time_s, self.compute_time_s) + self.fixed_time_s
+        return float(step_time_s(max(self.memory_time_s, self.compute_time_s), self.fixed_time_s, self.host_time_s))
 
 
 def prefill(
@@ -111,6 +114,7 @@ def _step(
         compute_time_s=compute_s,
         fixed_time_s=float(fixed_time_s(model, machine, tokens, sequences)),
         balance_flop_per_byte=step_balance(machine, flops, bytes_moved, compute_s, memory_s, padding_flops > 0),
+        host_time_s=host_time_s(machine),
     )
 
 
@@ -173,23 +177,27 @@ def decode_time_s(
 
     With no KV cache every step is identical and the sum is exactly M × TPOT. Otherwise
     the step time is piecewise linear in j (linear between sliding-window knees), so each
-    piece sums in closed form: no loop over M.
+    piece sums in closed form: no loop over M. An eager engine's step is at least its host's
+    launches (`host_time_s`): each piece then sums max(its two lines + fixed, the host's).
     """
     fixed_s = decode_fixed_time_s(model, machine, batch_size)
-    return output_tokens * fixed_s + decode_roofline_time_s(
-        model, precision, machine, prompt_tokens, output_tokens, batch_size
-    )
+    host_s = host_time_s(machine)
+    if host_s:
+        return _decode_sum(model, precision, machine, prompt_tokens, output_tokens, batch_size, fixed_s, host_s)
+    return output_tokens * fixed_s + _decode_sum(model, precision, machine, prompt_tokens, output_tokens, batch_size)
 
 
-def decode_roofline_time_s(
+def _decode_sum(
     model: Model,
     precision: Precision,
     machine: Machine,
     prompt_tokens: int,
     output_tokens: Quantity,
     batch_size: Quantity,
+    fixed_s: Quantity = 0.0,
+    host_s: float = 0.0,
 ) -> Quantity:
-    """Σ_j max(memory time, compute time) of the reply's steps: `decode_time_s` without the fixed costs."""
+    """Σ_j max(memory time, compute time) of the reply's steps; with a host's time, Σ_j max(that + fixed, host)."""
     m, total = output_tokens, output_tokens * 0.0
     starts = [0, *_line_breaks(model, prompt_tokens)]
     ends = [*starts[1:], None]
@@ -215,5 +223,9 @@ def decode_roofline_time_s(
         mem_slope, cmp_slope = memory_s(start + 1) - mem0, compute_s(start + 1) - cmp0
         stop = m if end is None else minimum(m, end)
         count = clip(stop - start, 0, math.inf)
-        total = total + sum_of_max_of_lines(mem0, mem_slope, cmp0, cmp_slope, count)
+        if host_s:
+            piece = sum_of_max_of_lines_and_floor(mem0 + fixed_s, mem_slope, cmp0 + fixed_s, cmp_slope, host_s, count)
+        else:
+            piece = sum_of_max_of_lines(mem0, mem_slope, cmp0, cmp_slope, count)
+        total = total + piece
     return total

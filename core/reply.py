@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.parallel import Machine
-from core.phases import Step, decode_roofline_time_s, mean_decode_bytes, mean_decode_flops, prefill
+from core.phases import Step, decode_time_s, mean_decode_bytes, mean_decode_flops, prefill
 from core.roofline import RooflinePoint
 from core.specs import Model, Precision
-from core.step_time import decode_fixed_time_s, decode_times_s, step_balance
+from core.step_time import decode_fixed_time_s, decode_times_s, host_time_s, step_balance
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,18 +26,20 @@ class MeanDecodeStep(RooflinePoint):
     is the mean step time, Σ step times ÷ M: the TPOT. A reply that crosses the ridge
     (compute-bound early, memory-bound once the caches grow) takes longer than
     max(memory_time_s, compute_time_s) + fixed_time_s, which time the means alone. With no
-    KV cache every step is the same and this is that step.
+    KV cache every step is the same and this is that step. An eager engine's steps take at
+    least `host_time_s`, its launches, which then overlap the rest.
     """
 
     flops: float
     bytes_moved: float
     memory_time_s: float  # mean bytes ÷ bandwidth
     compute_time_s: float  # mean FLOPs ÷ compute
-    fixed_time_s: float  # per-step overhead, per-sequence overhead and all-reduces
+    fixed_time_s: float  # per-step overhead (unless the host's), per-sequence overhead and all-reduces
     total_time_s: float  # Σ of the M step times
     balance_flop_per_byte: float
     context_tokens: float  # the mean context the steps read: prompt + (M - 1) / 2
     steps: int
+    host_time_s: float = 0.0  # an eager engine's launches per step, overlapping the rest (step_time.host_time_s)
 
     @property
     def time_s(self) -> float:
@@ -58,7 +60,7 @@ def mean_decode_step(
         mean_decode_bytes(model, precision, batch_size, prompt_tokens, output_tokens, machine.gpu_count)
     )
     fixed_s = float(decode_fixed_time_s(model, machine, batch_size))
-    roofline_s = float(decode_roofline_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
+    total_s = float(decode_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
     memory_s, compute_s = (float(t) for t in decode_times_s(model, precision, machine, batch_size, flops, bytes_moved))
     return MeanDecodeStep(
         flops=flops,
@@ -66,10 +68,11 @@ def mean_decode_step(
         memory_time_s=memory_s,
         compute_time_s=compute_s,
         fixed_time_s=fixed_s,
-        total_time_s=output_tokens * fixed_s + roofline_s,  # exactly decode_time_s
+        total_time_s=total_s,
         balance_flop_per_byte=step_balance(machine, flops, bytes_moved, compute_s, memory_s),
         context_tokens=prompt_tokens + (output_tokens - 1) / 2,
         steps=output_tokens,
+        host_time_s=host_time_s(machine),
     )
 
 

@@ -3,14 +3,15 @@
 The roofline part of a step is its bytes over the bandwidth and its FLOPs over the compute
 (the weights at their own, lower, rates when an engine dequantises them); besides it a
 step pays fixed costs: per step, per sequence, per expert GEMM, and the tensor-parallel
-all-reduces (Megatron-LM's two per layer, `core.parallel`).
+all-reduces (Megatron-LM's two per layer, `core.parallel`). An eager engine's per-step cost
+is the host's instead, overlapping the GPU's work: the step takes the longer of the two.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from core.arraymath import Quantity, minimum
+from core.arraymath import Quantity, maximum, minimum
 from core.memory import expected_distinct_experts, weight_bytes_read
 from core.parallel import ACTIVATION_BYTES, ALLREDUCES_PER_LAYER, Machine, allreduce_time_s
 from core.specs import Model, Precision
@@ -108,15 +109,34 @@ def expert_padding_flops(model: Model, machine: Machine, prompt_tokens: Quantity
     return 2.0 * model.params_per_expert * machine.expert_padding_tokens * passes * touched
 
 
-def fixed_time_s(model: Model, machine: Machine, tokens: Quantity, sequences: Quantity) -> Quantity:
-    """What a step pays besides the roofline: per step, per sequence, per expert GEMM, and the all-reduces.
+def host_time_s(machine: Machine) -> float:
+    """The host's time to launch a step's kernels when it overlaps the GPU's work; 0 when it adds to it instead.
 
-    step overhead (launches, scheduling: an engine's scales with the layers) + sequences ×
+    An eager engine (`Efficiency.launches_overlap`: PyTorch issuing every kernel from Python)
+    queues kernels while the GPU still runs the ones before, so a step takes
+    max(GPU time, host time) (`step_time_s`): a small model on a fast GPU waits on the
+    host, a large batch on a slow one hides it. Otherwise the step overhead is part of
+    `fixed_time_s` and adds to every step.
+    """
+    return machine.step_overhead_s if machine.launches_overlap else 0.0
+
+
+def step_time_s(roofline_s: Quantity, fixed_s: Quantity, host_s: Quantity) -> Quantity:
+    """A step's wall-clock time: its roofline (the longer of reading and maths) + fixed costs, or the host's, if longer."""
+    gpu_s = roofline_s + fixed_s
+    return maximum(gpu_s, host_s) if host_s else gpu_s
+
+
+def fixed_time_s(model: Model, machine: Machine, tokens: Quantity, sequences: Quantity) -> Quantity:
+    """What a step's GPU time pays besides the roofline: per step, per sequence, per expert GEMM, and the all-reduces.
+
+    step overhead (launches, scheduling: an engine's scales with the layers; the host's
+    instead, not added here, when it overlaps the GPU's work: `host_time_s`) + sequences ×
     per-sequence overhead + expert visits × per-expert overhead (a grouped GEMM's fixed cost
     for each expert it runs, which dominates when each gets a token or two) + tensor-parallel
     all-reduces of the step's tokens.
     """
-    cost = machine.step_overhead_s + machine.sequence_overhead_s * sequences
+    cost = (0.0 if machine.launches_overlap else machine.step_overhead_s) + machine.sequence_overhead_s * sequences
     if machine.expert_overhead_s and model.is_moe:
         cost = cost + machine.expert_overhead_s * expert_visits(model, tokens)
     return cost + tensor_parallel_time_s(model, machine, tokens)

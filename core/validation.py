@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
+import numpy as np
+
 _SHOWN_MAX = 40  # a bad value is echoed at most this long
 # Limits several specs share: generous, so that no estimate overflows, not to second-guess users.
 MAX_TOKENS = 10_000_000  # a prompt, a reply, a sliding window
@@ -70,6 +72,13 @@ def check_int(field: str, value: object, low: int, high: float = math.inf) -> in
     if number < low or number > high:
         raise ValueError(f"{field} must be a whole number {_describe(low, high, False)}, got {_echo(value)}")
     return number
+
+
+def check_bool(field: str, value: object) -> bool:
+    """Return `value` as a bool (numpy's included), or raise ValueError naming `field`: 0 and 1 are not booleans."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{field} must be true or false, got {_echo(value)}")
+    return bool(value)
 
 
 def check_text(field: str, value: object, max_length: int = 200) -> str:

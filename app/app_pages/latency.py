@@ -143,7 +143,8 @@ if data is not None:
         cols[3].metric("Implied MBU", fmt.percent(mbu), f"model assumes {fmt.percent(scenario.efficiency.mbu)}", **NOTE)
         st.caption(
             f"MBU = bytes the mean decode step reads ({fmt.gigabytes(step.bytes_moved)}: weights and KV caches) ÷ "
-            f"(your TPOT − the model's fixed costs per step, {fmt.ms(step.fixed_time_s, 3)}, and any wait on maths) "
+            f"(your TPOT − the model's fixed costs per step, {fmt.ms(step.fixed_time_s, 3)}, and any wait on maths"
+            f"{' or on the host' if step.host_time_s else ''}) "
             f"÷ peak bandwidth ({fmt.gigabytes(peak_bandwidth)}/s). Your TPOT equal to the model's gives the model's "
             "own MBU; above 100% means your hardware or model is not the scenario's."
         )

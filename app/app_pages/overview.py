@@ -38,7 +38,7 @@ ranges = words.likely_ranges(rng)
 metrics = (  # label, value, what it means
     ("Time to first token", ttft, words.ttft_meaning(scenario)),
     ("Time per output token", tpot, "Each further token is a full pass over the model: the reply's clock ticks at this rate."),
-    ("Total latency", total, words.total_meaning(scenario)),
+    ("Total latency", total, words.total_meaning(est)),
     ("Each user's stream", fmt.tokens_per_s(est.per_request_tokens_per_s),
      "Tokens per second one user watches arrive: 1 ÷ the time per output token."),
     ("Whole batch's output", fmt.tokens_per_s(est.output_tokens_per_s),

@@ -71,6 +71,8 @@ def _range(spec_type: type, described: Input) -> str:
     """'GB/s, 1 to 1,000,000'; a bound named after another field is given as that field's option."""
     if described.kind is str:
         return f"text, at most {described.max_chars} characters"
+    if described.kind is bool:
+        return "true or false"
     if described.is_list:
         items = "GPU preset ids" if described.choices_from is not None else f"any of {', '.join(described.allowed())}"
         return f"{described.unit + ', ' if described.unit else ''}{items}, comma-separated"

@@ -67,7 +67,8 @@ def add_scenario_options(parser: argparse.ArgumentParser) -> None:
             )
             group.add_argument("--ideal", action="store_true", help="the lesson's physics: same as --engine ideal")
         for _, described_input in inputs(section.spec_type):
-            metavar = "TEXT" if described_input.kind is str else "N" if described_input.kind is int else "X"
+            kind = described_input.kind
+            metavar = "TEXT" if kind is str else "N" if kind is int else "true|false" if kind is bool else "X"
             group.add_argument(
                 described_input.option, dest=_dest(described_input.key), metavar=metavar, help=_help(described_input)
             )

@@ -105,3 +105,29 @@ def test_weights_that_do_not_fit_warn(open_app):
     assert metrics(at)["Largest batch that fits"] == "0"
     assert "do not fit" in at.main.warning[0].value
     assert all(r[-1] == "no" for r in rows(at))
+
+
+def test_an_eager_engine_says_its_host_sets_the_pace(open_app):
+    # Llama 3.1 8B on one H100 under HF transformers, batch 1, 200 → 500 tokens: its launches are the
+    # host's, 32 layers × 1.17 ms = 37.440 ms a step, beside the GPU's mean decode step of 5.536 ms
+    # (16.06 GB + 449.5 tokens × 131,072 B of KV on average, at 3.35e12 × 0.88 = 5.468 ms, + 68 µs per
+    # sequence): every step waits on the host, so the caption says so instead of "fixed costs on top".
+    at = open_app("roofline", model="llama-3.1-8b", gpu="h100-sxm", engine="hf-transformers")
+    text = "\n".join(c.value for c in at.main.caption)
+    assert "the host launches each step's kernels (37.440 ms a step) while the GPU works (5.536 ms" in text
+    assert "a step takes the longer of the two, here the host's: the GPU waits." in text
+    assert "come on top" not in text
+    # On an A10G (528 GB/s at MBU 0.88), batch 4 after a 10,000-token prompt: the mean step reads 16.06 GB
+    # + 4 × 10,249.5 × 131,072 B = 21.43 GB in 40.6 ms, longer than the host's 37.44 ms, which it hides.
+    at = open_app("roofline", model="llama-3.1-8b", gpu="a10g", engine="hf-transformers", batch="4", prompt="10000")
+    assert "here the GPU's: it hides the host." in "\n".join(c.value for c in at.main.caption)
+
+
+def test_the_overview_says_a_host_bound_reply_is_a_straight_line(open_app):
+    at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="hf-transformers")
+    shown = "\n".join(c.value for c in at.main.caption)
+    assert "500 decode steps, each as long as the host takes to launch it: a straight line" in shown
+    typical = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="typical")
+    assert "each a little slower than the last as the KV cache grows" in "\n".join(
+        c.value for c in typical.main.caption
+    )

@@ -312,7 +312,8 @@ def test_every_scenario_input_has_a_widget_in_the_sidebar(open_app) -> None:
     for box in ("sb_numbers_open", "sb_efficiency_open", "sb_caching_open"):
         at.session_state[box] = True
     at.run()
-    drawn = {w.key for kind in ("number_input", "text_input", "selectbox", "radio") for w in at.sidebar.get(kind)}
+    kinds = ("number_input", "text_input", "selectbox", "radio", "toggle")
+    drawn = {w.key for kind in kinds for w in at.sidebar.get(kind)}
     missing = sorted(set(INPUTS) - drawn)
     assert not missing, f"scenario inputs with no sidebar widget: {missing}"
 

@@ -3,6 +3,7 @@ dequantising kernels, the server's path — each golden derived in its comment."
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -77,6 +78,52 @@ def test_a_small_model_decodes_at_its_bytes_plus_a_small_fixed_cost():
     assert result.decode.memory_time_s == pytest.approx((2.472e9 + 32_768) / (3.35e12 * 0.88), rel=1e-12)
     assert result.decode.fixed_time_s == pytest.approx(16 * 30e-6 + 68e-6, rel=1e-12)
     assert result.tpot_s == pytest.approx(1.3866e-3, rel=1e-4)
+
+
+def test_an_eager_engine_waits_on_its_host_when_the_gpu_is_quicker():
+    # Llama 3.1 8B fp16 on one H100 under HF transformers, batch 1, 64-token prompt and reply.
+    # Its launches are the host's: 32 layers × 1.17 ms = 37.44 ms a step, overlapping the GPU's
+    # work. The GPU reads 16.06 GB (+ at most 127 tokens × 131,072 B of KV) at 3.35e12 × 0.88
+    # in 5.45 ms, + 68 µs per sequence: 5.52 ms, so every step waits on the host: TPOT 37.44 ms.
+    # The 64-token prefill (1.03 TFLOP at 989 × 0.88 TFLOP/s = 1.2 ms; 5.45 ms of reading) too:
+    # TTFT 37.44 ms (run in-process, no server path).
+    result = estimate_on("llama-3.1-8b", "h100-sxm", "hf-transformers", prompt_tokens=64, output_tokens=64)
+    assert result.decode.host_time_s == pytest.approx(32 * 1.17e-3, rel=1e-12)
+    assert result.decode.fixed_time_s == pytest.approx(68e-6, rel=1e-12)  # the launches are not added
+    assert result.decode.memory_time_s == pytest.approx(5.45e-3, rel=1e-3)
+    assert result.tpot_s == pytest.approx(37.44e-3, rel=1e-12)
+    assert result.ttft_s == pytest.approx(37.44e-3, rel=1e-12)
+
+
+def test_an_eager_engine_hides_its_host_behind_a_slow_step():
+    # The same on an A10G (600 GB/s × 0.88 = 528 GB/s), batch 4, a 10,000-token prompt, one token:
+    # it reads 16.06e9 + 4 × 10,000 × 131,072 = 21.30288e9 B in 40.346 ms (its maths, 85 GFLOP at
+    # 70 × 0.88 TFLOP/s, 1.4 ms), + 4 × 68 µs = 40.618 ms: longer than the host's 37.44 ms, which
+    # it hides. The typical engine would add its 32 × 30 µs of launches: 41.578 ms.
+    result = estimate_on("llama-3.1-8b", "a10g", "hf-transformers", batch_size=4, prompt_tokens=10_000, output_tokens=1)
+    assert result.tpot_s == pytest.approx(21.30288e9 / 528e9 + 4 * 68e-6, rel=1e-9)
+    typical = estimate_on("llama-3.1-8b", "a10g", "typical", batch_size=4, prompt_tokens=10_000, output_tokens=1)
+    assert typical.tpot_s == pytest.approx(21.30288e9 / 528e9 + 4 * 68e-6 + 32 * 30e-6, rel=1e-9)
+
+
+def test_an_eager_reply_turns_from_host_bound_to_gpu_bound_as_its_caches_grow():
+    # A10G, batch 4, 5,000-token prompt, 4,000-token reply: step j reads the weights and four
+    # caches of 5,000 + j tokens: a + b·j with a = (16.06e9 + 4 × 131,072 × 5,000) / 528e9 + 4 × 68 µs
+    # = 35.653 ms and b = 4 × 131,072 / 528e9 = 0.993 µs. It waits on the host (37.44 ms) until
+    # a + b·j passes it, at j = ceil((37.44 − 35.653) / 0.000993) = 1,800; then it is the GPU's.
+    # Σ = 1,800 × 37.44 ms + 2,200 steps from 37.440 to 39.624 ms (mean 38.532): (67,392 + 84,771) ms
+    # ÷ 4,000 steps = 38.04 ms.
+    result = estimate_on(
+        "llama-3.1-8b", "a10g", "hf-transformers", batch_size=4, prompt_tokens=5_000, output_tokens=4_000
+    )
+    a = (16.06e9 + 4 * 131_072 * 5_000) / 528e9 + 4 * 68e-6
+    b = 4 * 131_072 / 528e9
+    host = 32 * 1.17e-3
+    first = math.ceil((host - a) / b)
+    assert first == 1_800
+    gpu = (4_000 - first) * a + b * (first + 3_999) * (4_000 - first) / 2
+    assert result.tpot_s == pytest.approx((first * host + gpu) / 4_000, rel=1e-9)
+    assert result.tpot_s == pytest.approx(38.04e-3, rel=1e-3)
 
 
 def test_expert_visits_count_the_distinct_experts_each_moe_layer_runs():

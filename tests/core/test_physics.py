@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core import presets
-from core.arraymath import sum_of_max_of_lines
+from core.arraymath import sum_of_max_of_lines, sum_of_max_of_lines_and_floor
 from core.attention import attention_flops_per_token, prefill_attention_flops
 from core.batching import critical_batch, sweep_batch_sizes
 from core.billing import reply_cost, self_hosting
@@ -359,6 +359,21 @@ def test_sum_of_max_of_lines_against_a_loop():
     for a1, b1, a2, b2, n in cases:
         loop = sum(max(a1 + b1 * k, a2 + b2 * k) for k in range(n))
         assert sum_of_max_of_lines(a1, b1, a2, b2, n) == pytest.approx(loop)
+
+
+def test_sum_of_max_of_lines_and_floor_against_a_loop():
+    # (a1, b1, a2, b2, floor, n): rising and falling lines, a floor above, below and across them.
+    cases = [(1, 1, 0, 0, 3, 5), (5, -1, 0, 1, 4, 10), (2, 0, 2, 0, 1, 7), (2, 0, 2, 0, 9, 7), (0, 2, 10, 0, 30, 20)]
+    cases += [(3, 0.5, 1, 0.7, 2, 0), (1, 5e-324, 0, 0, 2, 5), (-4, 1, -9, 2, 0, 12), (0, 1, 0, 1, 2.5, 6)]
+    for a1, b1, a2, b2, floor, n in cases:
+        loop = sum(max(a1 + b1 * k, a2 + b2 * k, floor) for k in range(n))
+        assert sum_of_max_of_lines_and_floor(a1, b1, a2, b2, floor, n) == pytest.approx(loop)
+    # The first case by hand: max(1 + k, 3) for k = 0..4 → 3 + 3 + 3 + 4 + 5 = 18.
+    assert sum_of_max_of_lines_and_floor(1, 1, 0, 0, 3, 5) == 18
+    # Vectorised: each entry as its own scalar call.
+    floors, ns = np.array([0.0, 3.0, 4.5, 100.0]), np.array([5, 5, 3, 2])
+    each = [sum_of_max_of_lines_and_floor(1, 1, 0, 0.5, f, int(n)) for f, n in zip(floors, ns, strict=True)]
+    assert sum_of_max_of_lines_and_floor(1, 1, 0, 0.5, floors, ns) == pytest.approx(each)
 
 
 def test_latency_with_overheads():

@@ -35,20 +35,20 @@ def estimate_on(model_id: str, engine_id: str, batch: int = 1) -> Estimate:
 
 def test_a_calibrated_range_by_hand():
     # Llama 3.1 8B on an H100 under vLLM, batch 1: vLLM was measured at batch 1, so the range is
-    # calibrated and uses the batch-1 spreads: TTFT × e^-0.33 to × e^1.62, TPOT × e^-0.18 to
-    # × e^0.79; the total is each part at its own bound; throughput is 500 tokens over the total's.
+    # calibrated and uses the batch-1 spreads: TTFT × e^-0.33 to × e^1.62, TPOT × e^-0.26 to
+    # × e^0.67; the total is each part at its own bound; throughput is 500 tokens over the total's.
     result = estimate_on("llama-3.1-8b", "vllm")
     likely = likely_range(result)
     assert (likely.regime, likely.confidence) == ("batch 1", "calibrated")
     ttft, tpot = SPREADS[("batch 1", "ttft")], SPREADS[("batch 1", "tpot")]
-    assert (ttft.low, ttft.high, tpot.low, tpot.high) == (-0.33, 1.62, -0.18, 0.79)
+    assert (ttft.low, ttft.high, tpot.low, tpot.high) == (-0.33, 1.62, -0.26, 0.67)
     assert likely.ttft_low_s == pytest.approx(result.ttft_s * math.exp(-0.33), rel=1e-12)
     assert likely.ttft_high_s == pytest.approx(result.ttft_s * math.exp(1.62), rel=1e-12)
-    assert likely.tpot_low_s == pytest.approx(result.tpot_s * math.exp(-0.18), rel=1e-12)
-    assert likely.tpot_high_s == pytest.approx(result.tpot_s * math.exp(0.79), rel=1e-12)
+    assert likely.tpot_low_s == pytest.approx(result.tpot_s * math.exp(-0.26), rel=1e-12)
+    assert likely.tpot_high_s == pytest.approx(result.tpot_s * math.exp(0.67), rel=1e-12)
     decode = result.latency.decode_s
-    assert likely.total_low_s == pytest.approx(likely.ttft_low_s + decode * math.exp(-0.18), rel=1e-12)
-    assert likely.total_high_s == pytest.approx(likely.ttft_high_s + decode * math.exp(0.79), rel=1e-12)
+    assert likely.total_low_s == pytest.approx(likely.ttft_low_s + decode * math.exp(-0.26), rel=1e-12)
+    assert likely.total_high_s == pytest.approx(likely.ttft_high_s + decode * math.exp(0.67), rel=1e-12)
     assert likely.output_tokens_per_s_low == pytest.approx(500 / likely.total_high_s, rel=1e-12)
     assert likely.output_tokens_per_s_high == pytest.approx(500 / likely.total_low_s, rel=1e-12)
 
@@ -140,9 +140,10 @@ def test_the_lesson_gets_a_range_too():
 
 def test_ranges_sized_without_a_set_hold_about_80_percent_of_it():
     # Each held-out set judged by spreads sized on the others alone: at the 8th-92nd percentiles
-    # 540 of 677 rows (79.8 %) fall inside; at the 10th-90th only 522 (77.1 %), which is why
-    # SIZING_LEVEL is 0.84 and not COVERAGE itself.
+    # 538 of 677 rows (79.5 %) fall inside; at the 10th-90th only 517 (76.4 %), which is why
+    # SIZING_LEVEL is 0.84 and not COVERAGE itself. (540 and 522 before HF transformers' host
+    # launches overlapped its GPU work.)
     sets = {name: list(load(name)) for name in SIZED_ON}
     at_level = leave_one_set_out(sets)[0]
-    assert (at_level.group, at_level.rows, at_level.inside) == ("all", 677, 540)
-    assert leave_one_set_out(sets, COVERAGE)[0].inside == 522
+    assert (at_level.group, at_level.rows, at_level.inside) == ("all", 677, 538)
+    assert leave_one_set_out(sets, COVERAGE)[0].inside == 517

@@ -58,6 +58,7 @@ BASE: dict[type, dict[str, Any]] = {
         mbu=0.8,
         mfu=0.5,
         step_overhead_s=1e-3,
+        launches_overlap=True,
         sequence_overhead_s=1e-5,
         allreduce_latency_s=2e-5,
         request_overhead_s=5e-2,
@@ -221,10 +222,24 @@ def test_table_covers_every_numeric_field() -> None:
         (Efficiency, "label"),
         (Pricing, "api_model"),
     }
+    switches = {(Efficiency, "launches_overlap")}  # a true/false field: test_a_switch_takes_only_true_or_false
     listed = {(f.cls, f.name) for f in FIELDS}
     # Model's derived fields (init=False) are computed, not given, so not validated.
     every = {(cls, f.name) for cls in BASE for f in dataclasses.fields(cls) if f.init}
-    assert every - text_fields == listed
+    assert every - text_fields - switches == listed
+
+
+@pytest.mark.parametrize("value", [1, 0, "true", None, 1.0])
+def test_a_switch_takes_only_true_or_false(value: object) -> None:
+    # 1 and "true" are what a careless caller passes; a switch must say it wants true or false.
+    with pytest.raises(ValueError, match=r"^launches_overlap must be true or false, got "):
+        Efficiency(**{**BASE[Efficiency], "launches_overlap": value})
+
+
+def test_a_switch_keeps_a_plain_bool() -> None:
+    # numpy's bool_ (a comparison over arrays) is stored as Python's bool, as numbers are stored as float.
+    spec = Efficiency(**{**BASE[Efficiency], "launches_overlap": np.bool_(True)})
+    assert spec.launches_overlap is True
 
 
 def test_base_values_are_valid() -> None:
