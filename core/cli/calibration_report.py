@@ -47,7 +47,8 @@ TITLES = {
     "fresh15": "fresh15 set (eight new sources, llama.cpp on AMD Radeon cards, dense; gathered after llama.cpp's Radeon backend was fitted, judged once, model and ranges frozen)",
     "fresh16": "fresh16 set (four new sources, AutoAWQ and TensorRT-LLM on A100s; judged once, model and ranges frozen)",
     "fresh17": "fresh17 set (six new sources, MoE under vLLM and SGLang on MI300X and B200, AutoAWQ on an RTX 4090; judged once)",
-    "fresh18": "fresh18 set (two new sources, SGLang's bf16, int8 weight-only and W8A8 on an A100, llama.cpp on an L40S; gathered last, judged once)",
+    "fresh18": "fresh18 set (two new sources, SGLang's bf16, int8 weight-only and W8A8 on an A100, llama.cpp on an L40S; judged once)",
+    "fresh19": "fresh19 set (four new sources, HF transformers' eager generate on A100s; gathered after its host launches were made to overlap the GPU's work, judged once)",
 }
 
 
