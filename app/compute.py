@@ -110,6 +110,11 @@ def cached_critical_batch(scenario: Scenario) -> int | None:
     return cached_estimate(scenario).critical_batch
 
 
+@st.cache_resource(max_entries=256, hash_funcs=_HASH, show_spinner=False)
+def cached_host_bound_batch(scenario: Scenario) -> int | None:
+    return cached_estimate(scenario).host_bound_batch
+
+
 @st.cache_data(max_entries=256, hash_funcs=_HASH, show_spinner=False)
 def cached_latency_line(scenario: Scenario, output_tokens: tuple[int, ...]) -> np.ndarray:
     """Total latency (s) at each output length: TTFT + Σ decode steps, vectorised over lengths."""

@@ -91,3 +91,20 @@ def _prefill_placement(est: Estimate) -> str:
     else:
         why = f"the dequantised weights multiply at {fmt.tflops(m.weight_compute_flops_per_s)}"
     return f" It sits under the roof, at {useful} of the model's maths: {why}."
+
+
+def host_floor(est: Estimate, last_waiting: int | None, engine_name: str) -> str:
+    """'' unless the engine's launches are the host's: then up to which batch the step sits flat on them.
+
+    `last_waiting` is `Estimate.host_bound_batch` (the page caches it by scenario).
+    """
+    host = est.decode.host_time_s
+    if not host or last_waiting is None:
+        return ""
+    floor = f" On {engine_name} no step is quicker than the host's {fmt.ms(host, 3)} of launches"
+    if last_waiting == 0:
+        return floor + ": even one sequence's step takes the GPU longer."
+    return (
+        floor + f": up to batch {fmt.count(last_waiting)} the step waits on it, and throughput grows with the "
+        "batch for free."
+    )

@@ -16,7 +16,7 @@ from core.parallel import Machine
 from core.phases import decode_time_s, mean_decode_bytes, mean_decode_flops
 from core.roofline import arithmetic_intensity_flop_per_byte, is_compute_bound
 from core.specs import Model, Precision
-from core.step_time import decode_times_s, step_balance
+from core.step_time import decode_times_s, host_time_s, step_balance
 
 FloatArray = npt.NDArray[np.float64]
 # The largest batch the critical-batch search considers; beyond it "never compute-bound".
@@ -35,6 +35,9 @@ class BatchSweep:
     # FLOPs ÷ step_time_s (RooflinePoint.attained_flops_per_s, where the roofline chart places the step).
     attained_flops_per_s: FloatArray
     compute_bound: npt.NDArray[np.bool_]
+    # Every step of the reply waits on the host's launches (an eager engine, `step_time.host_time_s`);
+    # all False when the launches add to the GPU's time instead.
+    host_bound: npt.NDArray[np.bool_]
     memory_required_bytes: FloatArray
     fits_in_memory: npt.NDArray[np.bool_]
     balance_flop_per_byte: float
@@ -65,6 +68,7 @@ def sweep_batch_sizes(
     flops = mean_decode_flops(model, batch, context_tokens, output_tokens)
     bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens, machine.gpu_count)
     time_s = decode_time_s(model, precision, machine, context_tokens, output_tokens, batch) / output_tokens
+    host_s = host_time_s(machine)
     intensity = arithmetic_intensity_flop_per_byte(flops, bytes_moved)
     kv_bytes = kv_cache_bytes(model, precision, sequence_tokens, batch, machine.gpu_count)
     required = weight_bytes(model, precision) + kv_bytes
@@ -77,6 +81,7 @@ def sweep_batch_sizes(
         intensity_flop_per_byte=intensity,
         attained_flops_per_s=flops / np.maximum(memory_s, compute_s),
         compute_bound=is_compute_bound(intensity, balance),
+        host_bound=time_s <= host_s * (1 + 1e-12) if host_s else np.zeros(batch.shape, dtype=bool),
         memory_required_bytes=required,
         fits_in_memory=required <= memory_bytes,
         balance_flop_per_byte=machine.balance_flop_per_byte,
@@ -114,3 +119,36 @@ def critical_batch(
         else:
             low = middle
     return high
+
+
+def largest_host_bound_batch(
+    model: Model, precision: Precision, machine: Machine, context_tokens: int, output_tokens: int = 1
+) -> int | None:
+    """The largest batch whose every decode step waits on the host's launches (`host_time_s`); None: not an eager engine.
+
+    The step as in `sweep_batch_sizes` (the mean over `output_tokens` steps from `context_tokens`):
+    it never gets quicker as the batch grows, so a bisection finds where it leaves the host's
+    floor. 0 when even one sequence outlasts the host. Example: Llama 3.1 8B on one H100 under
+    HF transformers, 200 → 500 tokens → 322 (the reply's last step, at 699 tokens, is
+    5.448 ms + B × 99.08 µs of GPU work against 37.44 ms of launches).
+    """
+    host_s = host_time_s(machine)
+    if not host_s:
+        return None
+
+    def waits(batch: int) -> bool:
+        step_s = float(decode_time_s(model, precision, machine, context_tokens, output_tokens, batch)) / output_tokens
+        return step_s <= host_s * (1 + 1e-12)
+
+    if not waits(1):
+        return 0
+    if waits(MAX_SEARCH_BATCH):
+        return MAX_SEARCH_BATCH
+    low, high = 1, MAX_SEARCH_BATCH  # waits(low), not waits(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if waits(middle):
+            low = middle
+        else:
+            high = middle
+    return low

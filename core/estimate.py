@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy.typing as npt
 
-from core.batching import BatchSweep, critical_batch, sweep_batch_sizes
+from core.batching import BatchSweep, critical_batch, largest_host_bound_batch, sweep_batch_sizes
 from core.billing import ReplyCost, SelfHosting, monthly_cost_usd, reply_cost, self_hosting
 from core.checks import memory_problem
 from core.memory import MemoryPlan, memory_plan
@@ -49,6 +49,12 @@ class Estimate:
         """The smallest batch whose decode step (the mean over this reply) reaches the ridge; None: never."""
         s, w = self.scenario, self.scenario.workload
         return critical_batch(s.model, s.precision, self.machine, w.prompt_tokens, w.output_tokens)
+
+    @property
+    def host_bound_batch(self) -> int | None:
+        """The largest batch whose every decode step (this reply's) waits on the host's launches; None: not an eager engine."""
+        s, w = self.scenario, self.scenario.workload
+        return largest_host_bound_batch(s.model, s.precision, self.machine, w.prompt_tokens, w.output_tokens)
 
     def batch_sweep(self, batch_sizes: npt.ArrayLike) -> BatchSweep:
         """This reply's decode step (the mean over its steps) at each batch size, against the group's memory."""

@@ -18,6 +18,7 @@ CSV_COLUMNS = (
     "step_time_s",
     "output_tokens_per_s",
     "compute_bound",
+    "host_bound",
     "memory_required_bytes",
     "fits_in_memory",
 )
@@ -99,6 +100,7 @@ st.plotly_chart(
 st.caption(
     "Up to the critical batch the step time barely moves while throughput climbs: the weight read was going "
     "to happen anyway. Past it the maths is the wall and throughput plateaus."
+    + roofline_text.host_floor(est, compute.cached_host_bound_batch(scenario), likely.engine_name(scenario))
     + (" The grey band is past the memory ceiling: weights plus KV cache no longer fit." if ceiling else "")
 )
 
@@ -107,7 +109,7 @@ shown = {
     "intensity": [fmt.flop_per_byte(i) for i in table.intensity_flop_per_byte],
     "step time": [fmt.ms(t, 3) for t in table.step_time_s],
     "throughput": [fmt.tokens_per_s(r) for r in table.output_tokens_per_s],
-    "bound by": np.where(table.compute_bound, "compute", "memory"),
+    "bound by": np.where(table.host_bound, "host", np.where(table.compute_bound, "compute", "memory")),
     "memory": [fmt.gigabytes(b) for b in table.memory_required_bytes],
     "fits": np.where(table.fits_in_memory, "yes", "no"),
 }

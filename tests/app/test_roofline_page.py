@@ -117,6 +117,11 @@ def test_an_eager_engine_says_its_host_sets_the_pace(open_app):
     assert "the host launches each step's kernels (37.440 ms a step) while the GPU works (5.536 ms" in text
     assert "a step takes the longer of the two, here the host's: the GPU waits." in text
     assert "come on top" not in text
+    # The table names the host where it sets the step, and the sweep's caption says up to where: batch 322
+    # (the reply's last step, at 699 tokens of context, outlasts the host from batch 323: core's test).
+    table = rows(at)
+    assert [r[4] for r in table if r[0] in ("1", "300")] == ["host", "host"] and table[-1][4] == "memory"
+    assert "no step is quicker than the host's 37.440 ms of launches: up to batch 322 the step waits on it" in text
     # On an A10G (528 GB/s at MBU 0.88), batch 4 after a 10,000-token prompt: the mean step reads 16.06 GB
     # + 4 × 10,249.5 × 131,072 B = 21.43 GB in 40.6 ms, longer than the host's 37.44 ms, which it hides.
     at = open_app("roofline", model="llama-3.1-8b", gpu="a10g", engine="hf-transformers", batch="4", prompt="10000")
@@ -131,3 +136,14 @@ def test_the_overview_says_a_host_bound_reply_is_a_straight_line(open_app):
     assert "each a little slower than the last as the KV cache grows" in "\n".join(
         c.value for c in typical.main.caption
     )
+
+
+def test_switching_the_overlap_off_adds_the_launches_to_every_step(open_app):
+    # The same HF scenario with ?overlap=false: 37.44 ms of launches now add to the GPU's 5.536 ms
+    # mean decode step (16.06 GB + 449.5 × 131,072 B at 2.948e12 B/s = 5.468 ms, + 68 µs): 42.98 ms,
+    # and the scenario is said to be the user's edit of the engine's numbers.
+    at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="hf-transformers", overlap="false")
+    assert metrics(at)["Time per output token"] == "42.98 ms"
+    assert "served by HF transformers (eager) (MBU 88.0%, MFU 88.0%, your edited numbers)" in "\n".join(
+        c.value for c in at.main.caption
+    ).replace("\\", "")

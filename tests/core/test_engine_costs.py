@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from core import Scenario, estimate, presets
@@ -124,6 +125,25 @@ def test_an_eager_reply_turns_from_host_bound_to_gpu_bound_as_its_caches_grow():
     gpu = (4_000 - first) * a + b * (first + 3_999) * (4_000 - first) / 2
     assert result.tpot_s == pytest.approx((first * host + gpu) / 4_000, rel=1e-9)
     assert result.tpot_s == pytest.approx(38.04e-3, rel=1e-3)
+
+
+def test_the_batch_sweep_says_where_an_eager_engine_stops_waiting_on_its_host():
+    # Llama 3.1 8B on one H100 under HF transformers, 200 → 500 tokens. Every step of the reply waits
+    # on the host (37.44 ms) while its last, longest one does: at context 699 the GPU reads
+    # 16.06e9 + B × 131,072 × 699 B at 2.948e12 B/s, + B × 68 µs = 5.448 ms + B × 99.08 µs, which
+    # passes 37.44 ms after B = 322.9: batches 1-322 are host-bound, 323 on are not.
+    result = estimate_on("llama-3.1-8b", "h100-sxm", "hf-transformers")
+    sweep = result.batch_sweep(np.arange(1, 400))
+    assert sweep.batch_size[sweep.host_bound].max() == 322
+    assert sweep.host_bound[:322].all() and not sweep.host_bound[322:].any()
+    assert sweep.step_time_s[:322] == pytest.approx(37.44e-3, rel=1e-12)
+    assert result.host_bound_batch == 322  # the bisection finds the same edge
+    # Llama 3.1 70B fp16 on an A10G: 141.1 GB at 528 GB/s is 267 ms a step, past 80 × 1.17 = 93.6 ms of
+    # launches even for one sequence; an engine whose launches add up has no such batch at all.
+    assert estimate_on("llama-3.1-70b", "a10g", "hf-transformers").host_bound_batch == 0
+    assert estimate_on("llama-3.1-8b", "h100-sxm", "typical").host_bound_batch is None
+    # An engine whose launches add to the GPU's time is never host-bound.
+    assert not estimate_on("llama-3.1-8b", "h100-sxm", "typical").batch_sweep(np.arange(1, 400)).host_bound.any()
 
 
 def test_expert_visits_count_the_distinct_experts_each_moe_layer_runs():
