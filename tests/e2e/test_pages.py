@@ -120,10 +120,10 @@ def test_a_real_engine_shows_likely_ranges_and_the_band(page: Page) -> None:
     open_page(page, "/?model=llama-3.1-8b&gpu=h100-sxm&engine=vllm")
     expect(metric(page, "Time to first token")).to_have_text("61.44 ms")
     expect(metric_note(page, "Time to first token")).to_have_text("likely 44–320 ms")
-    expect(metric_note(page, "Total latency")).to_have_text("likely 3.1–8.6 s")
+    expect(metric_note(page, "Total latency")).to_have_text("likely 2.9–7.6 s")
     expect(page.get_by_test_id("stMain")).to_contain_text("calibrated on vLLM measurements at batch 1")
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Latency line").click()
-    expect(metric_note(page, "TPOT, model")).to_have_text("likely 6.2–17 ms")
+    expect(metric_note(page, "TPOT, model")).to_have_text("likely 5.7–15 ms")
     expect_charts_drawn(page, 2)
     chart = page.get_by_test_id("stPlotlyChart").first
     expect(chart).to_contain_text("likely range (about 80% of real servers)")  # the band's legend entry
@@ -389,6 +389,7 @@ def test_batch_table_downloads_as_csv(page: Page) -> None:
         "step_time_s",
         "output_tokens_per_s",
         "compute_bound",
+        "host_bound",
         "memory_required_bytes",
         "fits_in_memory",
     ]
@@ -403,6 +404,7 @@ def test_batch_table_downloads_as_csv(page: Page) -> None:
     assert float(by_batch[64]["attained_flops_per_s"]) == pytest.approx(128e12)
     assert float(by_batch[300]["attained_flops_per_s"]) == pytest.approx(300e12)
     assert [r["compute_bound"] for r in body] == ["False"] * 5 + ["True"]
+    assert all(r["host_bound"] == "False" for r in body)  # the lesson's machine adds nothing on the host
     assert all(r["fits_in_memory"] == "True" for r in body)
 
 
