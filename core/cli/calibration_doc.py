@@ -36,6 +36,7 @@ _SET_NAMES = {
     "fresh17": "**fresh17** (MoE under vLLM and SGLang on MI300X and B200, AutoAWQ on an RTX 4090; judged once; 6 sources)",
     "fresh18": "**fresh18** (SGLang's bf16, int8 weight-only and W8A8 on an A100, llama.cpp on an L40S; judged once; 2 sources)",
     "fresh19": "**fresh19** (HF transformers' eager generate on A100s, gathered after its host launches overlapped; judged once; 4 sources)",
+    "fresh20": "**fresh20** (single requests on consumer GPUs, Apple, Strix Halo and a DGX Spark, gathered last; judged once; 6 sources)",
 }
 
 
