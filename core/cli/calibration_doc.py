@@ -37,6 +37,7 @@ _SET_NAMES = {
     "fresh18": "**fresh18** (SGLang's bf16, int8 weight-only and W8A8 on an A100, llama.cpp on an L40S; judged once; 2 sources)",
     "fresh19": "**fresh19** (HF transformers' eager generate on A100s, gathered after its host launches overlapped; judged once; 4 sources)",
     "fresh20": "**fresh20** (single requests on consumer GPUs, Apple, Strix Halo and a DGX Spark, gathered last; judged once; 6 sources)",
+    "fresh21": "**fresh21** (vLLM's static batches of Llama 3.3 70B on 4 × H100, gathered beside fresh20; judged once; 1 source)",
 }
 
 

@@ -49,7 +49,8 @@ TITLES = {
     "fresh17": "fresh17 set (six new sources, MoE under vLLM and SGLang on MI300X and B200, AutoAWQ on an RTX 4090; judged once)",
     "fresh18": "fresh18 set (two new sources, SGLang's bf16, int8 weight-only and W8A8 on an A100, llama.cpp on an L40S; judged once)",
     "fresh19": "fresh19 set (four new sources, HF transformers' eager generate on A100s; gathered after its host launches were made to overlap the GPU's work, judged once)",
-    "fresh20": "fresh20 set (six new sources, single requests on consumer and workstation GPUs, Apple and Strix Halo: llama.cpp, MLX, TensorRT-LLM on a DGX Spark; gathered last, judged once)",
+    "fresh20": "fresh20 set (six new sources, single requests on consumer and workstation GPUs, Apple and Strix Halo: llama.cpp, MLX, TensorRT-LLM on a DGX Spark; judged once)",
+    "fresh21": "fresh21 set (one new source, vLLM's static batches of Llama 3.3 70B on 4 × H100; gathered beside fresh20, judged once)",
 }
 
 
