@@ -17,8 +17,10 @@ import numpy as np
 Quantity = Any
 
 
-def minimum(values: Any, cap: float) -> Any:
-    return np.minimum(values, cap) if isinstance(values, np.ndarray) else min(values, cap)
+def minimum(values: Any, cap: Any) -> Any:
+    if isinstance(values, np.ndarray) or isinstance(cap, np.ndarray):
+        return np.minimum(values, cap)
+    return min(values, cap)
 
 
 def maximum(values: Any, floor: Any) -> Any:
@@ -81,17 +83,11 @@ def sum_of_max_of_lines_and_floor(
     """
     lo1, hi1 = _below(a1, b1, floor, n)
     lo2, hi2 = _below(a2, b2, floor, n)
-    lo, hi = maximum(lo1, lo2), minimum_of(hi1, hi2)
+    lo, hi = maximum(lo1, lo2), minimum(hi1, hi2)
     count = maximum(hi - lo, 0.0)
-    lo = minimum_of(lo, n)  # an empty run may start past the end
+    lo = minimum(lo, n)  # an empty run may start past the end
     under = sum_of_max_of_lines(a1 + b1 * lo, b1, a2 + b2 * lo, b2, count)
     return sum_of_max_of_lines(a1, b1, a2, b2, n) + count * floor - under
-
-
-def minimum_of(a: Any, b: Any) -> Any:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.minimum(a, b)
-    return min(a, b)
 
 
 def _below(a: Any, b: Any, floor: Any, n: Any) -> tuple[Any, Any]:
