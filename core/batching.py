@@ -6,6 +6,7 @@ Performance Engineering" (2023), on batch size versus throughput.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,10 +112,14 @@ def critical_batch(
 
     if not reaches(MAX_SEARCH_BATCH):
         return None
-    low, high = 0, MAX_SEARCH_BATCH  # reaches(high) is true; reaches(low) is false or low == 0
+    return _first_batch(reaches, 0, MAX_SEARCH_BATCH)
+
+
+def _first_batch(holds: Callable[[int], bool], low: int, high: int) -> int:
+    """The smallest batch in (low, high] where `holds`, which once true stays true, given holds(high)."""
     while high - low > 1:
         middle = (low + high) // 2
-        if reaches(middle):
+        if holds(middle):
             high = middle
         else:
             low = middle
@@ -144,11 +149,4 @@ def largest_host_bound_batch(
         return 0
     if waits(MAX_SEARCH_BATCH):
         return MAX_SEARCH_BATCH
-    low, high = 1, MAX_SEARCH_BATCH  # waits(low), not waits(high)
-    while high - low > 1:
-        middle = (low + high) // 2
-        if waits(middle):
-            low = middle
-        else:
-            high = middle
-    return low
+    return _first_batch(lambda batch: not waits(batch), 1, MAX_SEARCH_BATCH) - 1
