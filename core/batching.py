@@ -17,7 +17,7 @@ from core.parallel import Machine
 from core.phases import decode_time_s, mean_decode_bytes, mean_decode_flops
 from core.roofline import arithmetic_intensity_flop_per_byte, is_compute_bound
 from core.specs import Model, Precision
-from core.step_time import decode_times_s, host_time_s, step_balance
+from core.step_time import decode_times_s, step_balance
 
 FloatArray = npt.NDArray[np.float64]
 # The largest batch the critical-batch search considers; beyond it "never compute-bound".
@@ -36,7 +36,7 @@ class BatchSweep:
     # FLOPs ÷ step_time_s (RooflinePoint.attained_flops_per_s, where the roofline chart places the step).
     attained_flops_per_s: FloatArray
     compute_bound: npt.NDArray[np.bool_]
-    # Every step of the reply waits on the host's launches (an eager engine, `step_time.host_time_s`);
+    # Every step of the reply waits on the host's launches (an eager engine, `Machine.host_time_s`);
     # all False when the launches add to the GPU's time instead.
     host_bound: npt.NDArray[np.bool_]
     memory_required_bytes: FloatArray
@@ -69,7 +69,7 @@ def sweep_batch_sizes(
     flops = mean_decode_flops(model, batch, context_tokens, output_tokens)
     bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens, machine.gpu_count)
     time_s = decode_time_s(model, precision, machine, context_tokens, output_tokens, batch) / output_tokens
-    host_s = host_time_s(machine)
+    host_s = machine.host_time_s
     intensity = arithmetic_intensity_flop_per_byte(flops, bytes_moved)
     kv_bytes = kv_cache_bytes(model, precision, sequence_tokens, batch, machine.gpu_count)
     required = weight_bytes(model, precision) + kv_bytes
@@ -129,7 +129,7 @@ def _first_batch(holds: Callable[[int], bool], low: int, high: int) -> int:
 def largest_host_bound_batch(
     model: Model, precision: Precision, machine: Machine, context_tokens: int, output_tokens: int = 1
 ) -> int | None:
-    """The largest batch whose every decode step waits on the host's launches (`host_time_s`); None: not an eager engine.
+    """The largest batch whose every decode step waits on the host's launches (`Machine.host_time_s`); None: not an eager engine.
 
     The step as in `sweep_batch_sizes` (the mean over `output_tokens` steps from `context_tokens`):
     it never gets quicker as the batch grows, so a bisection finds where it leaves the host's
@@ -137,7 +137,7 @@ def largest_host_bound_batch(
     HF transformers, 200 → 500 tokens → 322 (the reply's last step, at 699 tokens, is
     5.448 ms + B × 99.08 µs of GPU work against 37.44 ms of launches).
     """
-    host_s = host_time_s(machine)
+    host_s = machine.host_time_s
     if not host_s:
         return None
 

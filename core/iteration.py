@@ -29,7 +29,7 @@ from core.arraymath import Quantity, maximum
 from core.attention import attention_flops_per_token
 from core.memory import kv_cache_bytes, weight_bytes_read
 from core.replica import Replica
-from core.step_time import compute_time_s, expert_padding_flops, fixed_time_s, host_time_s, memory_time_s, step_time_s
+from core.step_time import compute_time_s, expert_padding_flops, fixed_time_s, memory_time_s, step_time_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,7 @@ class Iteration:
     memory_time_s: Quantity
     compute_time_s: Quantity
     fixed_time_s: Quantity
-    host_time_s: float = 0.0  # an eager engine's launches, overlapping the GPU's work (step_time.host_time_s)
+    host_time_s: float = 0.0  # an eager engine's launches, overlapping the GPU's work (Machine.host_time_s)
 
     @property
     def time_s(self) -> Quantity:
@@ -87,7 +87,7 @@ def iteration(
         memory_time_s=memory_time_s(machine, weights, kv),
         compute_time_s=compute_time_s(machine, weight_flops + expert_padding_flops(model, machine, p), attention_flops),
         fixed_time_s=fixed_time_s(model, machine, b + p, b + prefill_sequences),
-        host_time_s=host_time_s(machine),
+        host_time_s=machine.host_time_s,
     )
 
 

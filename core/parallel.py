@@ -36,8 +36,10 @@ class Machine:
     compute_flops_per_s: float
     gpu_count: int
     interconnect_bytes_per_s: float
-    step_overhead_s: float
-    launches_overlap: bool  # step_overhead_s is the host's, overlapping the GPU's work (step_time.host_time_s)
+    step_overhead_s: float  # per step on the GPU's time: 0 when the launches are the host's (host_time_s)
+    # An eager engine's launches (Efficiency.launches_overlap): the host's time per step, overlapping the
+    # GPU's work, so a step takes at least this long (`step_time.step_time_s`); 0 otherwise.
+    host_time_s: float
     sequence_overhead_s: float
     allreduce_latency_s: float
     weight_bandwidth_bytes_per_s: float
@@ -105,8 +107,8 @@ def effective_machine(
         compute_flops_per_s=compute,
         gpu_count=gpu_count,
         interconnect_bytes_per_s=gpu.interconnect_bytes_per_s,
-        step_overhead_s=efficiency.step_overhead_s,
-        launches_overlap=efficiency.launches_overlap,
+        step_overhead_s=0.0 if efficiency.launches_overlap else efficiency.step_overhead_s,
+        host_time_s=efficiency.step_overhead_s if efficiency.launches_overlap else 0.0,
         sequence_overhead_s=efficiency.sequence_overhead_s,
         allreduce_latency_s=efficiency.allreduce_latency_s,
         weight_bandwidth_bytes_per_s=weight_bandwidth if dequantised else bandwidth,

@@ -32,10 +32,8 @@ from core.step_time import (
     decode_fixed_time_s,
     expert_padding_flops,
     fixed_time_s,
-    host_time_s,
     memory_time_s,
     step_balance,
-    step_time_s,
 )
 
 
@@ -49,11 +47,12 @@ class Step(RooflinePoint):
     compute_time_s: float
     fixed_time_s: float  # per-step overhead (unless the host's), per-sequence costs, tensor-parallel all-reduces
     balance_flop_per_byte: float
-    host_time_s: float = 0.0  # an eager engine's launches, overlapping the GPU's work (step_time.host_time_s)
+    host_time_s: float = 0.0  # an eager engine's launches, overlapping the GPU's work (Machine.host_time_s)
 
     @property
     def time_s(self) -> float:
-        return float(step_time_s(max(self.memory_time_s, self.compute_time_s), self.fixed_time_s, self.host_time_s))
+        gpu_s = max(self.memory_time_s, self.compute_time_s) + self.fixed_time_s  # step_time_s, inlined: read often
+        return max(gpu_s, self.host_time_s) if self.host_time_s else gpu_s
 
 
 def prefill(
@@ -114,7 +113,7 @@ def _step(
         compute_time_s=compute_s,
         fixed_time_s=float(fixed_time_s(model, machine, tokens, sequences)),
         balance_flop_per_byte=step_balance(machine, flops, bytes_moved, compute_s, memory_s, padding_flops > 0),
-        host_time_s=host_time_s(machine),
+        host_time_s=machine.host_time_s,
     )
 
 
@@ -172,16 +171,19 @@ def decode_time_s(
     prompt_tokens: int,
     output_tokens: Quantity,
     batch_size: Quantity = 1,
+    fixed_s: Quantity | None = None,
 ) -> Quantity:
     """Σ over the reply's decode steps j = 0..M-1, step j at context prompt + j. Vectorised over M or batch.
 
     With no KV cache every step is identical and the sum is exactly M × TPOT. Otherwise
     the step time is piecewise linear in j (linear between sliding-window knees), so each
     piece sums in closed form: no loop over M. An eager engine's step is at least its host's
-    launches (`host_time_s`): each piece then sums max(its two lines + fixed, the host's).
+    launches (`Machine.host_time_s`): each piece then sums max(its two lines + fixed, the host's).
+    `fixed_s`: each step's fixed costs (`decode_fixed_time_s`), for a caller that has them already.
     """
-    fixed_s = decode_fixed_time_s(model, machine, batch_size)
-    host_s = host_time_s(machine)
+    if fixed_s is None:
+        fixed_s = decode_fixed_time_s(model, machine, batch_size)
+    host_s = machine.host_time_s
     if host_s:
         return _decode_sum(model, precision, machine, prompt_tokens, output_tokens, batch_size, fixed_s, host_s)
     return output_tokens * fixed_s + _decode_sum(model, precision, machine, prompt_tokens, output_tokens, batch_size)

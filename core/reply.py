@@ -13,7 +13,7 @@ from core.parallel import Machine
 from core.phases import Step, decode_time_s, mean_decode_bytes, mean_decode_flops, prefill
 from core.roofline import RooflinePoint
 from core.specs import Model, Precision
-from core.step_time import decode_fixed_time_s, decode_times_s, host_time_s, step_balance
+from core.step_time import decode_fixed_time_s, decode_times_s, step_balance
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ class MeanDecodeStep(RooflinePoint):
     balance_flop_per_byte: float
     context_tokens: float  # the mean context the steps read: prompt + (M - 1) / 2
     steps: int
-    host_time_s: float = 0.0  # an eager engine's launches per step, overlapping the rest (step_time.host_time_s)
+    host_time_s: float = 0.0  # an eager engine's launches per step, overlapping the rest (Machine.host_time_s)
 
     @property
     def time_s(self) -> float:
@@ -60,7 +60,7 @@ def mean_decode_step(
         mean_decode_bytes(model, precision, batch_size, prompt_tokens, output_tokens, machine.gpu_count)
     )
     fixed_s = float(decode_fixed_time_s(model, machine, batch_size))
-    total_s = float(decode_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size))
+    total_s = float(decode_time_s(model, precision, machine, prompt_tokens, output_tokens, batch_size, fixed_s))
     memory_s, compute_s = (float(t) for t in decode_times_s(model, precision, machine, batch_size, flops, bytes_moved))
     return MeanDecodeStep(
         flops=flops,
@@ -72,7 +72,7 @@ def mean_decode_step(
         balance_flop_per_byte=step_balance(machine, flops, bytes_moved, compute_s, memory_s),
         context_tokens=prompt_tokens + (output_tokens - 1) / 2,
         steps=output_tokens,
-        host_time_s=host_time_s(machine),
+        host_time_s=machine.host_time_s,
     )
 
 

@@ -109,20 +109,15 @@ def expert_padding_flops(model: Model, machine: Machine, prompt_tokens: Quantity
     return 2.0 * model.params_per_expert * machine.expert_padding_tokens * passes * touched
 
 
-def host_time_s(machine: Machine) -> float:
-    """The host's time to launch a step's kernels when it overlaps the GPU's work; 0 when it adds to it instead.
+def step_time_s(roofline_s: Quantity, fixed_s: Quantity, host_s: Quantity) -> Quantity:
+    """A step's wall-clock time: its roofline (the longer of reading and maths) + fixed costs, or the host's, if longer.
 
     An eager engine (`Efficiency.launches_overlap`: PyTorch issuing every kernel from Python)
     queues kernels while the GPU still runs the ones before, so a step takes
-    max(GPU time, host time) (`step_time_s`): a small model on a fast GPU waits on the
-    host, a large batch on a slow one hides it. Otherwise the step overhead is part of
-    `fixed_time_s` and adds to every step.
+    max(GPU time, host time) (`Machine.host_time_s`): a small model on a fast GPU waits on the
+    host, a large batch on a slow one hides it. Otherwise the host's time is 0 and the step
+    overhead is part of `fixed_time_s`.
     """
-    return machine.step_overhead_s if machine.launches_overlap else 0.0
-
-
-def step_time_s(roofline_s: Quantity, fixed_s: Quantity, host_s: Quantity) -> Quantity:
-    """A step's wall-clock time: its roofline (the longer of reading and maths) + fixed costs, or the host's, if longer."""
     gpu_s = roofline_s + fixed_s
     return maximum(gpu_s, host_s) if host_s else gpu_s
 
@@ -130,13 +125,13 @@ def step_time_s(roofline_s: Quantity, fixed_s: Quantity, host_s: Quantity) -> Qu
 def fixed_time_s(model: Model, machine: Machine, tokens: Quantity, sequences: Quantity) -> Quantity:
     """What a step's GPU time pays besides the roofline: per step, per sequence, per expert GEMM, and the all-reduces.
 
-    step overhead (launches, scheduling: an engine's scales with the layers; the host's
-    instead, not added here, when it overlaps the GPU's work: `host_time_s`) + sequences ×
+    step overhead (launches, scheduling: an engine's scales with the layers; 0 on the GPU when
+    it is the host's, overlapping the GPU's work: `Machine.host_time_s`) + sequences ×
     per-sequence overhead + expert visits × per-expert overhead (a grouped GEMM's fixed cost
     for each expert it runs, which dominates when each gets a token or two) + tensor-parallel
     all-reduces of the step's tokens.
     """
-    cost = (0.0 if machine.launches_overlap else machine.step_overhead_s) + machine.sequence_overhead_s * sequences
+    cost = machine.step_overhead_s + machine.sequence_overhead_s * sequences
     if machine.expert_overhead_s and model.is_moe:
         cost = cost + machine.expert_overhead_s * expert_visits(model, tokens)
     return cost + tensor_parallel_time_s(model, machine, tokens)

@@ -239,7 +239,7 @@ def test_bound_is_compute_exactly_when_intensity_exceeds_balance(
         side = step.compute_time_s if step.bound == "compute" else step.memory_time_s
         assert rel(side, slower, 1e-12)
         # An eager engine's launches are the host's and overlap the rest: the step takes the longer.
-        assert step.host_time_s == (machine.step_overhead_s if efficiency.launches_overlap else 0.0)
+        assert step.host_time_s == (efficiency.step_overhead_s if efficiency.launches_overlap else 0.0)
         assert step.time_s == max(slower + step.fixed_time_s, step.host_time_s)
 
 
