@@ -112,7 +112,7 @@ def batch_output_meaning(scenario: Scenario) -> str:
 def total_meaning(est: Estimate) -> str:
     scenario, decode = est.scenario, est.decode
     steps = f"First token + {scenario.workload.output_tokens:,} decode steps"
-    if decode.host_time_s and decode.time_s == decode.host_time_s:  # every step waits on the host's launches
+    if decode.host_bound:  # every step waits on the host's launches
         return steps + ", each as long as the host takes to launch it: a straight line in the reply's length."
     if scenario.model.has_attention_shape:
         return steps + ", each a little slower than the last as the KV cache grows."

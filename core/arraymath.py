@@ -85,9 +85,13 @@ def sum_of_max_of_lines_and_floor(
     lo2, hi2 = _below(a2, b2, floor, n)
     lo, hi = maximum(lo1, lo2), minimum(hi1, hi2)
     count = maximum(hi - lo, 0.0)
-    lo = minimum(lo, n)  # an empty run may start past the end
     under = sum_of_max_of_lines(a1 + b1 * lo, b1, a2 + b2 * lo, b2, count)
-    return sum_of_max_of_lines(a1, b1, a2, b2, n) + count * floor - under
+    total = sum_of_max_of_lines(a1, b1, a2, b2, n) + count * floor - under
+    # Every k under the floor: exactly n × floor (the sum above cancels to it only up to rounding),
+    # so that a reply whose every step waits on the floor reads as exactly that.
+    if isinstance(total, np.ndarray):
+        return np.where(count == n, n * floor, total)
+    return n * floor if count == n else total
 
 
 def _below(a: Any, b: Any, floor: Any, n: Any) -> tuple[Any, Any]:

@@ -17,7 +17,7 @@ from core.parallel import Machine
 from core.phases import decode_time_s, mean_decode_bytes, mean_decode_flops
 from core.roofline import arithmetic_intensity_flop_per_byte, is_compute_bound
 from core.specs import Model, Precision
-from core.step_time import decode_times_s, step_balance
+from core.step_time import decode_times_s, step_balance, waits_on_host
 
 FloatArray = npt.NDArray[np.float64]
 # The largest batch the critical-batch search considers; beyond it "never compute-bound".
@@ -69,7 +69,6 @@ def sweep_batch_sizes(
     flops = mean_decode_flops(model, batch, context_tokens, output_tokens)
     bytes_moved = mean_decode_bytes(model, precision, batch, context_tokens, output_tokens, machine.gpu_count)
     time_s = decode_time_s(model, precision, machine, context_tokens, output_tokens, batch) / output_tokens
-    host_s = machine.host_time_s
     intensity = arithmetic_intensity_flop_per_byte(flops, bytes_moved)
     kv_bytes = kv_cache_bytes(model, precision, sequence_tokens, batch, machine.gpu_count)
     required = weight_bytes(model, precision) + kv_bytes
@@ -82,7 +81,7 @@ def sweep_batch_sizes(
         intensity_flop_per_byte=intensity,
         attained_flops_per_s=flops / np.maximum(memory_s, compute_s),
         compute_bound=is_compute_bound(intensity, balance),
-        host_bound=time_s <= host_s * (1 + 1e-12) if host_s else np.zeros(batch.shape, dtype=bool),
+        host_bound=np.asarray(waits_on_host(time_s, machine.host_time_s)),
         memory_required_bytes=required,
         fits_in_memory=required <= memory_bytes,
         balance_flop_per_byte=machine.balance_flop_per_byte,
@@ -143,7 +142,7 @@ def largest_host_bound_batch(
 
     def waits(batch: int) -> bool:
         step_s = float(decode_time_s(model, precision, machine, context_tokens, output_tokens, batch)) / output_tokens
-        return step_s <= host_s * (1 + 1e-12)
+        return bool(waits_on_host(step_s, host_s))
 
     if not waits(1):
         return 0

@@ -25,7 +25,10 @@ Assumptions: no prefix-cache hits, no speculative decoding, no disaggregated pre
 prompts of others arrive spread out (not in lock-step); means, not distributions.
 Many setups at once (a plan's frontiers): `closed_loops`, one pass, the same numbers to the bit.
 At C = 1 with fixed lengths this is `estimate` exactly, plus the engine's per-request path
-on the TTFT (0 for `TYPICAL`), when the prompt fits one chunk (else: one iteration per chunk).
+on the TTFT (0 for `TYPICAL`), when the prompt fits one chunk (else: one iteration per chunk),
+but for an eager engine's reply that crosses its host's floor midway (`Machine.host_time_s`):
+the loop times a decode iteration at the mean context, max(GPU, host) of the mean, where
+`estimate` averages each step's max (a reply wholly on either side of the floor agrees).
 """
 
 from __future__ import annotations

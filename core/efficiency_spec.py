@@ -53,7 +53,8 @@ class Efficiency:
     step_overhead_s: float = described(
         0.0, key="overhead", kind=float, label="Overhead per step (ms)", unit="ms", scale=S_PER_MS, low=0, high=1,
         step=0.1, flag="--step-overhead-ms",
-        help="A fixed cost added to every forward pass (kernel launches, scheduling), ms.",
+        help="A fixed cost of every forward pass (kernel launches, scheduling), ms: added to the GPU's time, or, "
+        "with launches overlapping, the host's time per pass, which the GPU's work hides.",
     )  # fmt: skip
     launches_overlap: bool = described(
         False, key="overlap", kind=bool, label="Launches overlap the GPU's work", flag="--launches-overlap",

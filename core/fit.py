@@ -61,7 +61,10 @@ def implied_mbu(result: Estimate, measured_tpot_s: float) -> float | None:
     estimate's TPOT implies exactly the scenario's MBU; a slower one, a lower MBU (weights an
     engine dequantises count as their bytes ÷ its dequantising share). None when
     the measurement leaves no time for memory at all (it is no slower than the fixed costs
-    and the waiting alone). Reference: Databricks/Mosaic, "LLM Inference Performance
+    and the waiting alone), and None when the model's every step waits on the host's launches
+    (an eager engine, `MeanDecodeStep.host_bound`): a time per token set by the host says
+    nothing about the bandwidth. A reply only part of whose steps wait on the host counts that
+    wait with the waiting on maths. Reference: Databricks/Mosaic, "LLM Inference Performance
     Engineering" (2023): MBU = achieved bandwidth (bytes ÷ time per token) ÷ peak bandwidth.
     Example: Llama 3.1 8B on one H100, calibrated, batch 1, 1,000-token prompt, 1-token
     reply: 16.191 GB per step, fixed 2.5 ms + 14 µs; a measured 10 ms →
@@ -70,6 +73,8 @@ def implied_mbu(result: Estimate, measured_tpot_s: float) -> float | None:
     if not measured_tpot_s > 0:
         raise ValueError(f"measured_tpot_s must be > 0, got {measured_tpot_s!r}")
     step = result.decode
+    if step.host_bound:
+        return None
     waiting_s = step.time_s - step.fixed_time_s - step.memory_time_s
     memory_s = measured_tpot_s - step.fixed_time_s - waiting_s
     if memory_s <= 0:

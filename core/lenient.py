@@ -87,14 +87,17 @@ def _si_or_none(described_input: Input, text: str) -> float | None:
 
 
 def flat_of_json(obj: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """A JSON object's values as flat text (numbers written as JSON gave them); warnings for the rest."""
+    """A JSON object's values as flat text (numbers written as JSON gave them, true/false as the link writes
+    them); warnings for the rest."""
     flat: dict[str, str] = {}
     warnings: list[str] = []
     for key, value in obj.items():
         if isinstance(value, str):
             flat[key] = value
-        elif isinstance(value, int | float) and not isinstance(value, bool):
+        elif isinstance(value, bool):
+            flat[key] = "true" if value else "false"
+        elif isinstance(value, int | float):
             flat[key] = repr(value) if isinstance(value, float) else str(value)
         else:
-            warnings.append(f"Ignored {cut(str(key), 20)}: its value must be text or a number.")
+            warnings.append(f"Ignored {cut(str(key), 20)}: its value must be text, a number or true/false.")
     return flat, warnings

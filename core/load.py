@@ -28,7 +28,8 @@ from core.specs import Workload
 class Load(FlatForm):
     """A closed loop at `concurrency`, or an open loop at `request_rate_per_s`; never both.
 
-    Neither given: the closed loop at one request, which is `estimate` exactly (fixed lengths).
+    Neither given: the closed loop at one request, which is `estimate` exactly (fixed lengths;
+    `core.closed_loop` says when an eager engine's reply differs).
     """
 
     concurrency: int | None = described(

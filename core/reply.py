@@ -13,7 +13,7 @@ from core.parallel import Machine
 from core.phases import Step, decode_time_s, mean_decode_bytes, mean_decode_flops, prefill
 from core.roofline import RooflinePoint
 from core.specs import Model, Precision
-from core.step_time import decode_fixed_time_s, decode_times_s, step_balance
+from core.step_time import decode_fixed_time_s, decode_times_s, step_balance, waits_on_host
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,11 @@ class MeanDecodeStep(RooflinePoint):
     @property
     def time_s(self) -> float:
         return self.total_time_s / self.steps
+
+    @property
+    def host_bound(self) -> bool:
+        """Every step of the reply waits on the host's launches (an eager engine): its time is theirs."""
+        return bool(waits_on_host(self.time_s, self.host_time_s))
 
 
 def mean_decode_step(

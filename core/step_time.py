@@ -122,6 +122,13 @@ def step_time_s(roofline_s: Quantity, fixed_s: Quantity, host_s: Quantity) -> Qu
     return maximum(gpu_s, host_s) if host_s else gpu_s
 
 
+def waits_on_host(step_s: Quantity, host_s: float) -> Quantity:
+    """Whether a (mean) step's time is the host's launches, up to rounding; False without them (host 0)."""
+    if not host_s:
+        return step_s * 0.0 > 0.0  # False, as an array for arrays
+    return step_s <= host_s * (1 + 1e-12)
+
+
 def fixed_time_s(model: Model, machine: Machine, tokens: Quantity, sequences: Quantity) -> Quantity:
     """What a step's GPU time pays besides the roofline: per step, per sequence, per expert GEMM, and the all-reduces.
 

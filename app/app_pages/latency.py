@@ -148,6 +148,12 @@ if data is not None:
             f"÷ peak bandwidth ({fmt.gigabytes(peak_bandwidth)}/s). Your TPOT equal to the model's gives the model's "
             "own MBU; above 100% means your hardware or model is not the scenario's."
         )
+    elif fit.tpot_s > 0 and step.host_bound:
+        st.info(
+            f"The model's every decode step waits on the host's kernel launches ({fmt.ms(step.host_time_s, 3)} "
+            "a step on this engine): a time per token the host sets says nothing about memory bandwidth, so "
+            "there is no MBU to read. Your TPOT against it says how fast your host launches."
+        )
     elif fit.tpot_s > 0:
         st.warning(
             f"Your TPOT ({fmt.ms(fit.tpot_s, 3)}) is no longer than the model's fixed costs per step "

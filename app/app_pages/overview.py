@@ -69,7 +69,16 @@ facts = (
     f"A decode step (the mean over the reply) does {fmt.flop_per_byte(intensity)}; this machine needs "
     f"{fmt.flop_per_byte(balance)} to keep its compute busy."
 )
-if est.decode_bound == "memory":
+if step.host_bound:
+    st.info(
+        f"**The host sets the pace.** Every decode step waits on {likely.engine_name(scenario)} launching its "
+        f"kernels, {fmt.ms(step.host_time_s, 3)} a step on the host, while the GPU's own work is "
+        f"{est.decode_bound}-bound and shorter. What would move it: an engine that captures its steps in CUDA "
+        "graphs (vLLM, SGLang, TensorRT-LLM); a faster host CPU; a larger batch, which the launches do not "
+        "lengthen. Fewer bits per weight or more bandwidth would not: the GPU already waits.",
+        icon=":material/memory:",
+    )
+elif est.decode_bound == "memory":
     st.info(
         f"**Memory-bound.** {facts} The maths waits on reading the weights, compute idles "
         f"{fmt.percent(compute_idle_fraction(intensity, balance))} of each step. What would move it: "

@@ -109,7 +109,12 @@ shown = {
     "intensity": [fmt.flop_per_byte(i) for i in table.intensity_flop_per_byte],
     "step time": [fmt.ms(t, 3) for t in table.step_time_s],
     "throughput": [fmt.tokens_per_s(r) for r in table.output_tokens_per_s],
-    "bound by": np.where(table.host_bound, "host", np.where(table.compute_bound, "compute", "memory")),
+    # The chart's colours are the GPU's own bound; a step that waits on an eager engine's host says both.
+    "bound by": np.where(
+        table.host_bound,
+        np.where(table.compute_bound, "host (GPU: compute)", "host (GPU: memory)"),
+        np.where(table.compute_bound, "compute", "memory"),
+    ),
     "memory": [fmt.gigabytes(b) for b in table.memory_required_bytes],
     "fits": np.where(table.fits_in_memory, "yes", "no"),
 }

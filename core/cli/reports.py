@@ -48,6 +48,8 @@ JSON_KEYS = (
     "output_tokens_per_s_low",
     "output_tokens_per_s_high",
     "confidence",
+    "host_ms_per_step",
+    "decode_host_bound",
 )
 
 
@@ -59,6 +61,13 @@ def price_source(pricing: Pricing) -> str:
     if catalogue_entry(pricing) is None:
         return f"typed by hand over {pricing.api_model}'s list prices"
     return f"{pricing.api_model} list prices ({source.package} {source.version}, as of {source.as_of})"
+
+
+def _decode_pace(result: Estimate) -> str:
+    """'memory-bound', or 'host-bound (the GPU memory-bound)' when every step waits on an eager engine's launches."""
+    if result.decode.host_bound:
+        return f"host-bound (every step waits on the host's launches; the GPU alone {result.decode_bound}-bound)"
+    return f"{result.decode_bound}-bound"
 
 
 def estimate_json(result: Estimate) -> dict[str, object]:
@@ -102,6 +111,11 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         "output_tokens_per_s_low": likely.output_tokens_per_s_low,
         "output_tokens_per_s_high": likely.output_tokens_per_s_high,
         "confidence": likely.confidence,
+        # An eager engine's launches are the host's, overlapping the GPU's work: each step takes at least
+        # this long (0 for an engine whose launches add to the GPU's time); host-bound when every decode
+        # step waits on them (decode_bound is then the GPU's own bound, which does not set the pace).
+        "host_ms_per_step": result.machine.host_time_s / S_PER_MS,
+        "decode_host_bound": result.decode.host_bound,
         # null with a reason when the GPU has no price or the setup cannot run; the break-even
         # is null when one fleet cannot reach it (renting never pays at this batch).
         "self_hosting_problem": result.self_hosting_problem,
@@ -143,7 +157,7 @@ def estimate_text(result: Estimate) -> str:
         f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound "
         f"(one pass over {w.prefill_tokens:,} tokens: batch {w.batch_size:,} x {w.new_prompt_tokens:,} uncached)"
         + _server_path(result),
-        f"TPOT (mean decode step)   {result.tpot_s / S_PER_MS:10.2f} ms   {result.decode_bound}-bound "
+        f"TPOT (mean decode step)   {result.tpot_s / S_PER_MS:10.2f} ms   {_decode_pace(result)} "
         f"(mean over the {w.output_tokens:,} steps, mean context {result.decode.context_tokens:,.1f} tokens)",
         f"total latency             {result.total_s / S_PER_MS:10.2f} ms   = TTFT + decode steps",
         f"throughput                {result.output_tokens_per_s:10,.0f} output tok/s (whole batch)",

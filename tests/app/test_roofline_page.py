@@ -115,23 +115,37 @@ def test_an_eager_engine_says_its_host_sets_the_pace(open_app):
     at = open_app("roofline", model="llama-3.1-8b", gpu="h100-sxm", engine="hf-transformers")
     text = "\n".join(c.value for c in at.main.caption)
     assert "the host launches each step's kernels (37.440 ms a step) while the GPU works (5.536 ms" in text
-    assert "a step takes the longer of the two, here the host's: the GPU waits." in text
+    assert "a step takes the longer of the two, here the host's at every step: the GPU waits." in text
     assert "come on top" not in text
     # The table names the host where it sets the step, and the sweep's caption says up to where: batch 322
     # (the reply's last step, at 699 tokens of context, outlasts the host from batch 323: core's test).
     table = rows(at)
-    assert [r[4] for r in table if r[0] in ("1", "300")] == ["host", "host"] and table[-1][4] == "memory"
+    assert [r[4] for r in table if r[0] in ("1", "300")] == ["host (GPU: memory)"] * 2 and table[-1][4] == "memory"
     assert "no step is quicker than the host's 37.440 ms of launches: up to batch 322 the step waits on it" in text
     # On an A10G (528 GB/s at MBU 0.88), batch 4 after a 10,000-token prompt: the mean step reads 16.06 GB
     # + 4 × 10,249.5 × 131,072 B = 21.43 GB in 40.6 ms, longer than the host's 37.44 ms, which it hides.
     at = open_app("roofline", model="llama-3.1-8b", gpu="a10g", engine="hf-transformers", batch="4", prompt="10000")
-    assert "here the GPU's: it hides the host." in "\n".join(c.value for c in at.main.caption)
+    assert "here the GPU's at every step: it hides the host." in "\n".join(c.value for c in at.main.caption)
+    # A10G, batch 4, 5,000 → 4,000 tokens: the first 1,800 steps wait on the host, the rest outlast it
+    # (core's test_an_eager_reply_turns_from_host_bound_to_gpu_bound_as_its_caches_grow derives the 1,800).
+    at = open_app(
+        "roofline", model="llama-3.1-8b", gpu="a10g", engine="hf-transformers", batch="4", prompt="5000", out="4000"
+    )
+    text = "\n".join(c.value for c in at.main.caption)
+    assert "here the host's for the first steps, then the GPU's as the caches grow." in text
 
 
 def test_the_overview_says_a_host_bound_reply_is_a_straight_line(open_app):
+    # Llama 3.1 8B on one H100 under HF transformers: every step's GPU work (5.5 ms) is under the host's
+    # 37.44 ms, so each step is exactly the host's. 1,000 → 37 tokens summed to 7e-18 off it before the
+    # floor's sum was made exact, and the caption fell back to "each a little slower than the last".
     at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="hf-transformers")
     shown = "\n".join(c.value for c in at.main.caption)
     assert "500 decode steps, each as long as the host takes to launch it: a straight line" in shown
+    at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="hf-transformers", prompt="1000", out="37")
+    assert "37 decode steps, each as long as the host takes to launch it" in "\n".join(c.value for c in at.main.caption)
+    # Its wall is the host's, not memory's: fewer bits or more bandwidth would not move it.
+    assert "**The host sets the pace.**" in at.main.info[0].value
     typical = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="typical")
     assert "each a little slower than the last as the KV cache grows" in "\n".join(
         c.value for c in typical.main.caption

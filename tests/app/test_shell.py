@@ -289,7 +289,16 @@ def test_a_file_with_numbers_nested_values_and_garbage_loads_what_it_can() -> No
     assert parsed is not None
     assert (parsed.workload.output_tokens, parsed.workload.batch_size) == (1000, 8)
     assert parsed.pricing.input_usd_per_million_tokens == 0.5  # the default: "abc" was ignored
-    assert len(warnings) == 3  # model (nested), gpus (a boolean), pin (not a number)
+    assert len(warnings) == 3  # model (nested), gpus (a boolean for a number), pin (not a number)
+    assert "Ignored gpus=true: gpus must be a number" in warnings[1]
+
+
+def test_a_file_may_give_a_switch_as_a_json_boolean() -> None:
+    # {"overlap": true} is how a person writes a switch in JSON; the link's own text is "true".
+    data = json.dumps({"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "typical", "overlap": True}).encode()
+    _, parsed, warnings = link.parse_json(data)
+    assert parsed is not None and warnings == []
+    assert parsed.efficiency.launches_overlap is True
 
 
 def test_the_preset_select_tooltip_names_its_source(open_app) -> None:

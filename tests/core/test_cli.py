@@ -496,3 +496,18 @@ def test_the_launches_overlap_switch_takes_true_or_false(capsys):
     code, out, err = run_cli(capsys, "estimate", "--launches-overlap", "1")
     assert (code, out) == (2, "") and len(err.strip().splitlines()) == 1
     assert "--launches-overlap must be true or false, got '1'" in err
+
+
+def test_a_host_bound_reply_says_so_in_text_and_json(capsys):
+    # Llama 3.1 8B on one H100 under HF transformers: every step waits on 32 × 1.17 = 37.44 ms of host
+    # launches; the GPU's own step is memory-bound. The typical engine has no host floor: 0, false.
+    args = ("estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--engine", "hf-transformers")
+    code, out, _ = run_cli(capsys, *args)
+    assert code == 0
+    assert "37.44 ms   host-bound (every step waits on the host's launches; the GPU alone memory-bound)" in out
+    code, out, _ = run_cli(capsys, *args, "--json")
+    data = json.loads(out)
+    assert (data["decode_host_bound"], data["decode_bound"]) == (True, "memory")
+    assert data["host_ms_per_step"] == pytest.approx(37.44, rel=1e-12)
+    code, out, _ = run_cli(capsys, "estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--json")
+    assert (json.loads(out)["decode_host_bound"], json.loads(out)["host_ms_per_step"]) == (False, 0.0)

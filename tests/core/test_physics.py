@@ -370,10 +370,14 @@ def test_sum_of_max_of_lines_and_floor_against_a_loop():
         assert sum_of_max_of_lines_and_floor(a1, b1, a2, b2, floor, n) == pytest.approx(loop)
     # The first case by hand: max(1 + k, 3) for k = 0..4 → 3 + 3 + 3 + 4 + 5 = 18.
     assert sum_of_max_of_lines_and_floor(1, 1, 0, 0, 3, 5) == 18
-    # Vectorised: each entry as its own scalar call.
-    floors, ns = np.array([0.0, 3.0, 4.5, 100.0]), np.array([5, 5, 3, 2])
-    each = [sum_of_max_of_lines_and_floor(1, 1, 0, 0.5, f, int(n)) for f, n in zip(floors, ns, strict=True)]
-    assert sum_of_max_of_lines_and_floor(1, 1, 0, 0.5, floors, ns) == pytest.approx(each)
+    # Every k under the floor: exactly n × floor, not a sum that cancels to it up to rounding.
+    assert sum_of_max_of_lines_and_floor(0.1, 1e-3, 0.2, 2e-3, 37.44, 37) == 37 * 37.44
+    # Vectorised: each case as its own scalar call, every branch (falling, flat, tiny slopes) in one array.
+    columns = [np.array(column, dtype=float) for column in zip(*cases, strict=True)]
+    each = [sum_of_max_of_lines_and_floor(*case) for case in cases]
+    assert sum_of_max_of_lines_and_floor(*columns) == pytest.approx(each)
+    # The last case by hand: max(k, k, 2.5) for k = 0..5 → 2.5 × 3 + 3 + 4 + 5 = 19.5.
+    assert sum_of_max_of_lines_and_floor(*columns)[-1] == 19.5
 
 
 def test_latency_with_overheads():
@@ -626,6 +630,20 @@ def test_implied_mbu_of_the_estimate_is_the_models_own_across_the_ridge():
     # 8k prompt, 512-token reply, batch 16: memory-bound throughout, no waiting.
     long = _llama8b_h100(16, 8000, 512)
     assert implied_mbu(long, long.tpot_s) == pytest.approx(0.85, abs=1e-9)
+
+
+def test_no_mbu_is_read_from_a_reply_that_waits_on_its_host():
+    # Llama 3.1 8B on one H100 under HF transformers: every step waits on 32 × 1.17 = 37.44 ms of
+    # launches, the GPU's own 5.5 ms hidden. A measured 40 ms (a slower host) or 33.4 ms (a faster
+    # one) says how fast the host launches, nothing about bandwidth: no MBU, whatever is measured.
+    from core import Scenario, estimate
+    from core.efficiency import efficiency_base
+    from core.specs import Workload
+
+    model = presets.model("llama-3.1-8b")
+    hf = estimate(Scenario(model, presets.gpu("h100-sxm"), FP16, efficiency_base("hf-transformers", model), Workload()))
+    assert hf.decode.host_bound and hf.tpot_s == pytest.approx(37.44e-3, rel=1e-12)
+    assert [implied_mbu(hf, t) for t in (0.040, hf.tpot_s, 0.0334)] == [None, None, None]
 
 
 def test_an_edited_preset_keeps_its_id_and_an_unknown_id_is_rejected():
