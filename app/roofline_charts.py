@@ -120,7 +120,7 @@ def roofline(
     labels = roofline_labels.roofline_notes(
         intensity, list(decode_batches), prefill_intensity, balance_flop_per_byte,
         attainable if decode_flops_per_s is None else on_the_points, (low, high),
-        prefill_y=prefill_y, under_the_roof=under,
+        prefill_y=prefill_y, under_the_roof=under, solid_roof=attainable,
     )  # fmt: skip
     ridge_text = f"ridge: {fmt.flop_per_byte(balance_flop_per_byte)}"
     note = {"x": log10(balance_flop_per_byte), "y": log10(ridge_y[0]), "yanchor": "bottom", **NOTE}

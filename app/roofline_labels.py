@@ -26,6 +26,9 @@ GAP_PX = 12.0
 SPACING = 1.6  # on the slope, a label's point at least this factor right of the last label's
 ROW_PX = 16  # one row of labels below the flat roof
 PHONE_PLOT_PX = 300  # the plot on a 390-px phone: a label that would run off the right edge there turns left
+# A point this close under the solid roof (decades, about 2-3 px at either width) counts as on it: a label
+# above-left of it clears the roof, which falls away to the left below the label's baseline.
+ON_THE_ROOF_DECADES = 0.03
 ABOVE_LEFT = {"xanchor": "right", "yanchor": "bottom", "xshift": -3, "yshift": 3}
 BELOW_RIGHT = {"xanchor": "left", "yanchor": "top", "xshift": 5}
 BELOW_LEFT = {"xanchor": "right", "yanchor": "top", "xshift": -5}
@@ -84,6 +87,7 @@ def roofline_notes(
     *,
     prefill_y: float | None = None,
     under_the_roof: bool = False,
+    solid_roof: Roof | None = None,
 ) -> list[dict[str, Any]]:
     """One label per group of decode points ("B=8, 10"; "B=300, 324, 389") and one for prefill.
 
@@ -91,7 +95,10 @@ def roofline_notes(
     free. A prefill on the slope is labelled below-right, away from the decode labels above-left.
     `roof(x)` is where a label at intensity x sits (`prefill_y` the prefill's, when it is not on
     it); decode points placed under the sloped roof (`under_the_roof`) are labelled below-right,
-    so the roof line above them does not strike their labels through.
+    so the roof line above them does not strike their labels through, but for a group that sits on
+    the solid roof (`solid_roof`, within ON_THE_ROOF_DECADES) near the ridge, whose label would cross
+    the ridge line or run off a phone's plot there: it goes above-left, as on the slope; so does a
+    flat-roof group among them that would run off a phone's plot and, turned left, cross the ridge.
     """
     placed: list[tuple[str, float, float | None]] = []  # text, x, row below the flat roof (None: on the slope)
     for group in _groups(intensity, batches, ridge, x_range):
@@ -101,12 +108,29 @@ def roofline_notes(
     notes = []
     for text, x, row in sorted([*placed, ("prefill", prefill, 0.0)], key=lambda label: label[1]):
         where = BELOW_RIGHT if under_the_roof else ABOVE_LEFT
-        if under_the_roof and row is None and text != "prefill":
+        if (
+            under_the_roof
+            and row is None
+            and text != "prefill"
+            and _crowds_the_ridge(text, x, ridge, x_range, roof, solid_roof)
+        ):
+            where = ABOVE_LEFT
+        elif under_the_roof and row is None and text != "prefill":
             # Below-right of a point near the ridge, it runs under the flat roof: keep its span in the
             # first row there, so a flat-roof or prefill label takes the next row, not its place.
             width = _width_decades(text, x_range, PHONE_PLOT_PX)
             rows += [] if rows else [[]]
             rows[0].append((math.log10(x), math.log10(x) + width))
+        elif (
+            under_the_roof
+            and row is not None
+            and text != "prefill"
+            and _turns_across_the_ridge(text, x, ridge, x_range)
+        ):
+            # Among steps placed under the roof, a flat-roof group that must turn left across the ridge:
+            # below-left it would sit under the sloped roof, which crosses it; above-left the roof falls
+            # away beneath it, as on the slope (placed points keep the space below the roof for theirs).
+            where = ABOVE_LEFT
         elif row is not None or text == "prefill":
             # Right of its point, unless it would run off the plot's right edge on a phone: then left.
             turns = runs_off_a_phone(text, x, x_range)
@@ -120,3 +144,21 @@ def roofline_notes(
         y = prefill_y if text == "prefill" and prefill_y is not None else float(roof(x))
         notes.append({"x": math.log10(x), "y": math.log10(y), "text": text, "showarrow": False, **where})
     return notes
+
+
+def _crowds_the_ridge(
+    text: str, x: float, ridge: float, x_range: tuple[float, float], roof: Roof, solid_roof: Roof | None
+) -> bool:
+    """A label below-right of a point on the solid roof that would cross the ridge line or leave a phone's plot."""
+    if solid_roof is None:
+        return False
+    on_the_roof = math.log10(float(solid_roof(x))) - math.log10(float(roof(x))) <= ON_THE_ROOF_DECADES
+    reaches = math.log10(x) + _width_decades(text, x_range, PHONE_PLOT_PX)
+    return on_the_roof and (reaches > math.log10(ridge) or runs_off_a_phone(text, x, x_range))
+
+
+def _turns_across_the_ridge(text: str, x: float, ridge: float, x_range: tuple[float, float]) -> bool:
+    """A label right of x that would run off a phone's plot, and left of x would reach back past the ridge."""
+    return runs_off_a_phone(text, x, x_range) and math.log10(x) - _width_decades(
+        text, x_range, PHONE_PLOT_PX
+    ) < math.log10(ridge)

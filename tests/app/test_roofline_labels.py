@@ -70,3 +70,52 @@ def test_a_label_that_would_run_off_a_phones_plot_turns_left():
     # Far from the edge it stays right of its point.
     (label,) = [n for n in notes([200.0], prefill=5.0) if n["text"] == "B=1"]
     assert label["xanchor"] == "left"
+
+
+def test_a_group_on_the_roof_by_the_ridge_goes_above_left_when_placed_points_crowd_it():
+    # Llama 3.1 70B fp8 on 2 × H100 (the Roofline page's own scenario): decode sits under the roof only
+    # where attention dominates, and its last group sits on the solid roof at 586 FLOP/byte, just left of
+    # the 590.3 ridge (here "B=300" alone). Below-right, its label would start 0.003 decades before the
+    # ridge line and cross it ((5 × 7 + 12) px × log10(2,362 ÷ 0.5) ÷ 300 px = 0.58 decades on a phone);
+    # above-left, as on the slope, it clears it. A point 0.2 decades under the roof keeps below-right
+    # (the roof above would strike an above-left label through). The page's "B=300, 389, 739" also ran
+    # off a phone's plot below-right.
+    def roof(x):
+        return np.minimum(3483.0, 5.9 * np.asarray(x))  # TFLOP/s, ridge at 590.3
+
+    def placed(under_by):
+        def on_points(x):
+            return roof(x) / 10**under_by
+
+        return rl.roofline_notes(
+            np.array([586.0]), [300], 400.0, 590.3, on_points, (0.5, 2362.0),
+            under_the_roof=True, solid_roof=roof,
+        )  # fmt: skip
+
+    (on,) = [n for n in placed(0.001) if n["text"] == "B=300"]
+    assert (on["xanchor"], on["yanchor"]) == ("right", "bottom")
+    (under,) = [n for n in placed(0.2) if n["text"] == "B=300"]
+    assert (under["xanchor"], under["yanchor"]) == ("left", "top")
+
+
+def test_a_placed_flat_group_that_turns_left_across_the_ridge_goes_above_the_roof():
+    # Llama 3.1 8B int4 on an A100 under vLLM (the unpacking cap's scenario): placed decode points, the
+    # ridge at 119.1, the group "B=64, 94, 150, 300, 822" pinned at 125.8 on the flat roof. Right of it,
+    # its 23 characters ((23 × 7 + 12) px × log10(2,836 ÷ 0.89) ÷ 300 px = 2.02 decades) would run off a
+    # phone's plot (log10 125.8 = 2.10, the axis ends at 3.45); turned left, below the roof, it would
+    # reach back to 0.08, across the sloped roof that then strikes it: above-left, it clears the slope.
+    # Not placed (every point on the roof), it keeps the rows below the roof (test_charts' crowded case).
+    def roof(x):
+        return np.minimum(137.3, 1.153 * np.asarray(x))
+
+    intensity = np.array([3.56, 26.1, 47.8, 125.8, 160.0, 200.0, 230.0, 260.0])
+    batches = [1, 8, 16, 64, 94, 150, 300, 822]
+    kwargs = dict(prefill_y=137.3, under_the_roof=True, solid_roof=roof)
+    shown = {n["text"]: n for n in rl.roofline_notes(intensity, batches, 709.0, 119.1, roof, (0.89, 2836.0), **kwargs)}
+    group = shown["B=64, 94, 150, 300, 822"]
+    assert (group["xanchor"], group["yanchor"], group["yshift"]) == ("right", "bottom", 3)
+    plain = {n["text"]: n for n in rl.roofline_notes(intensity, batches, 709.0, 119.1, roof, (0.89, 2836.0))}
+    assert (plain["B=64, 94, 150, 300, 822"]["xanchor"], plain["B=64, 94, 150, 300, 822"]["yanchor"]) == (
+        "right",
+        "top",
+    )
