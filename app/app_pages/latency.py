@@ -152,7 +152,9 @@ if data is not None:
         st.info(
             f"The model's every decode step waits on the host's kernel launches ({fmt.ms(step.host_time_s, 3)} "
             "a step on this engine): a time per token the host sets says nothing about memory bandwidth, so "
-            "there is no MBU to read. Your TPOT against it says how fast your host launches."
+            f"there is no MBU to read. Your TPOT ({fmt.ms(fit.tpot_s, 3)}) says how fast your host launches: "
+            f"if your GPU waits on it too, {fmt.ms(fit.tpot_s, 3)} as 'Overhead per step' under Efficiency "
+            "numbers makes the model's steps yours."
         )
     elif fit.tpot_s > 0:
         st.warning(

@@ -203,3 +203,17 @@ def test_pasted_measurements_are_parsed_once_not_on_every_rerun(open_app, fresh_
     for seed in (11, 12, 13):  # three reruns that change something else
         at.number_input(key="seed").set_value(seed).run()
     assert len([c for c in calls if c[0] and "latency_ms" in c[0]]) == 1
+
+
+def test_a_host_bound_engine_reads_no_mbu_and_names_your_hosts_pace(open_app):
+    # Llama 3.1 8B on one H100 under HF transformers: every model step waits on 37.44 ms of host launches.
+    # Pasted: 33.4 ms a token (fresh19's A100 PCIe host), a 40 ms first token. No MBU can be read from a
+    # host's pace; the page says what the slope is instead: the user's own per-step overhead.
+    at = open_app("latency", model="llama-3.1-8b", gpu="h100-sxm", engine="hf-transformers")
+    at.text_area(key="latency_paste").set_value("output_tokens,latency_ms\n1,73.4\n101,3413.4\n").run()
+    assert not at.exception and not at.main.warning
+    assert metrics(at)["TPOT, your fit"] == "33.400 ms"  # (3413.4 - 73.4) / 100
+    assert "Implied MBU" not in metrics(at)
+    said = " ".join(i.value for i in at.main.info)
+    assert "waits on the host's kernel launches (37.440 ms a step on this engine)" in said
+    assert "33.400 ms as 'Overhead per step' under Efficiency numbers makes the model's steps yours" in said
