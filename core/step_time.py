@@ -125,7 +125,7 @@ def step_time_s(roofline_s: Quantity, fixed_s: Quantity, host_s: Quantity) -> Qu
 def waits_on_host(step_s: Quantity, host_s: float) -> Quantity:
     """Whether a (mean) step's time is the host's launches, up to rounding; False without them (host 0)."""
     if not host_s:
-        return step_s * 0.0 > 0.0  # False, as an array for arrays
+        return np.zeros(np.shape(step_s), dtype=bool) if isinstance(step_s, np.ndarray) else False
     return step_s <= host_s * (1 + 1e-12)
 
 
