@@ -108,12 +108,7 @@ def roofline_notes(
     notes = []
     for text, x, row in sorted([*placed, ("prefill", prefill, 0.0)], key=lambda label: label[1]):
         where = BELOW_RIGHT if under_the_roof else ABOVE_LEFT
-        if (
-            under_the_roof
-            and row is None
-            and text != "prefill"
-            and _crowds_the_ridge(text, x, ridge, x_range, roof, solid_roof)
-        ):
+        if under_the_roof and text != "prefill" and _above_the_roof(text, x, row, ridge, x_range, roof, solid_roof):
             where = ABOVE_LEFT
         elif under_the_roof and row is None and text != "prefill":
             # Below-right of a point near the ridge, it runs under the flat roof: keep its span in the
@@ -121,16 +116,6 @@ def roofline_notes(
             width = _width_decades(text, x_range, PHONE_PLOT_PX)
             rows += [] if rows else [[]]
             rows[0].append((math.log10(x), math.log10(x) + width))
-        elif (
-            under_the_roof
-            and row is not None
-            and text != "prefill"
-            and _turns_across_the_ridge(text, x, ridge, x_range)
-        ):
-            # Among steps placed under the roof, a flat-roof group that must turn left across the ridge:
-            # below-left it would sit under the sloped roof, which crosses it; above-left the roof falls
-            # away beneath it, as on the slope (placed points keep the space below the roof for theirs).
-            where = ABOVE_LEFT
         elif row is not None or text == "prefill":
             # Right of its point, unless it would run off the plot's right edge on a phone: then left.
             turns = runs_off_a_phone(text, x, x_range)
@@ -146,19 +131,26 @@ def roofline_notes(
     return notes
 
 
-def _crowds_the_ridge(
-    text: str, x: float, ridge: float, x_range: tuple[float, float], roof: Roof, solid_roof: Roof | None
+def _above_the_roof(
+    text: str,
+    x: float,
+    row: float | None,
+    ridge: float,
+    x_range: tuple[float, float],
+    roof: Roof,
+    solid_roof: Roof | None,
 ) -> bool:
-    """A label below-right of a point on the solid roof that would cross the ridge line or leave a phone's plot."""
-    if solid_roof is None:
-        return False
-    on_the_roof = math.log10(float(solid_roof(x))) - math.log10(float(roof(x))) <= ON_THE_ROOF_DECADES
-    reaches = math.log10(x) + _width_decades(text, x_range, PHONE_PLOT_PX)
-    return on_the_roof and (reaches > math.log10(ridge) or runs_off_a_phone(text, x, x_range))
+    """Among steps placed under the roof, a decode label that goes above-left, clear of what would cut it below.
 
-
-def _turns_across_the_ridge(text: str, x: float, ridge: float, x_range: tuple[float, float]) -> bool:
-    """A label right of x that would run off a phone's plot, and left of x would reach back past the ridge."""
-    return runs_off_a_phone(text, x, x_range) and math.log10(x) - _width_decades(
-        text, x_range, PHONE_PLOT_PX
-    ) < math.log10(ridge)
+    On the slope (`row` None): a point on the solid roof whose label below-right would cross the ridge
+    line or leave a phone's plot. On the flat roof: a group whose label must turn left (it would leave
+    a phone's plot) and would reach back across the ridge, where below-left the sloped roof crosses it.
+    Above-left, the roof falls away beneath the label, as on the slope.
+    """
+    phone = _width_decades(text, x_range, PHONE_PLOT_PX)
+    if row is None:
+        if solid_roof is None:
+            return False
+        on_the_roof = math.log10(float(solid_roof(x))) - math.log10(float(roof(x))) <= ON_THE_ROOF_DECADES
+        return on_the_roof and (math.log10(x) + phone > math.log10(ridge) or runs_off_a_phone(text, x, x_range))
+    return runs_off_a_phone(text, x, x_range) and math.log10(x) - phone < math.log10(ridge)

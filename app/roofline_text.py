@@ -12,6 +12,7 @@ from core.batching import BatchSweep
 from core.estimate import Estimate
 from core.phases import decode_step
 from core.roofline import under_the_roof
+from core.step_time import waits_on_host
 
 
 def chart_caption(est: Estimate, table: BatchSweep, engine_name: str) -> str:
@@ -39,7 +40,7 @@ def _host_launches(est: Estimate, engine_name: str) -> str:
     first = decode_step(s.model, s.precision, est.machine, w.batch_size, w.prompt_tokens)
     if d.host_bound:
         pace = "the host's at every step: the GPU waits"
-    elif max(first.memory_time_s, first.compute_time_s) + first.fixed_time_s >= d.host_time_s:
+    elif not waits_on_host(first.time_s, first.host_time_s):
         pace = "the GPU's at every step: it hides the host"
     else:
         pace = "the host's for the first steps, then the GPU's as the caches grow"

@@ -21,7 +21,7 @@ from core.api_prices import lookup
 from core.billing import pricing_of
 from core.efficiency import default_efficiency, efficiency_base
 from core.engine import BACKENDS, ENGINES, backend_for
-from core.fields import Input, shown_value
+from core.fields import Input, flat_text, shown_value
 from core.fields import inputs as described
 from core.flat import INPUTS, clean_name
 from core.scenario import Scenario
@@ -180,7 +180,7 @@ def flat_of_widgets() -> dict[str, str]:
             if described_input.optional:
                 flat[key] = ""
         elif described_input.kind is bool:
-            flat[key] = "true" if value else "false"
+            flat[key] = flat_text(described_input, bool(value))
         else:
             flat[key] = str(int(value)) if described_input.kind is int else repr(float(value))
     return flat

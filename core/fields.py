@@ -263,12 +263,19 @@ def cut(text: str, max_chars: int = MAX_TEXT_SHOWN) -> str:
     return "".join(c if c.isprintable() else "?" for c in short)
 
 
+def switch_from_text(text: str) -> bool | None:
+    """'true' or 'false' (any case, spaces around) → the bool, as `flat_text` writes a switch; None: neither."""
+    word = text.strip().lower()
+    return word == "true" if word in ("true", "false") else None
+
+
 def read_number(described_input: Input, text: str, low: float, high: float) -> float | int | bool:
     """Strict: shown-unit text → SI within [low, high] (SI), or ValueError naming the key and the range."""
     if described_input.kind is bool:
-        if text.strip().lower() not in ("true", "false"):
+        switch = switch_from_text(text)
+        if switch is None:
             raise ValueError(f"{described_input.key} must be true or false, got {cut(text)!r}")
-        return text.strip().lower() == "true"
+        return switch
     if described_input.choices:
         if text.strip() not in described_input.choices:
             raise ValueError(

@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from core.field_lists import lenient_list
-from core.fields import Input, allowed_range, cut, own_bounds, range_phrase
+from core.fields import Input, allowed_range, cut, own_bounds, range_phrase, switch_from_text
 from core.validation import shown_number
 
 MAX_VALUE_CHARS = 64  # the longest honest value is ~25 characters
@@ -36,10 +36,11 @@ def lenient_value(described_input: Input, text: str, warnings: list[str]) -> Any
         items = lenient_list(described_input, text, warnings)
         return SKIP if items is None else items
     if described_input.kind is bool:
-        if text.strip().lower() in ("true", "false"):
-            return text.strip().lower() == "true"
-        warnings.append(f"Ignored {key}={cut(text)}: {key} must be true or false.")
-        return SKIP
+        switch = switch_from_text(text)
+        if switch is None:
+            warnings.append(f"Ignored {key}={cut(text)}: {key} must be true or false.")
+            return SKIP
+        return switch
     if described_input.choices:
         if text.strip() in described_input.choices:
             return described_input.kind(text.strip())
