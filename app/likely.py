@@ -157,11 +157,12 @@ def range_note(scenario: Scenario, rng: LikelyRange | None) -> str:
     if rng is None:
         return NO_RANGE
     # fresh19 (core/data/README.md), the one set judged since HF's launches became the host's: 19 of 38 inside.
+    host_s, layers = scenario.machine.host_time_s, scenario.model.layers or 1
     host = (
         " This engine's steps wait on its host's kernel launches, whose speed depends on the host's CPU "
-        "(measured hosts launch a layer in about 0.45-1.2 ms, the model assumes 1.17): its ranges held only "
-        "19 of 38 measurements gathered since."
-        if scenario.machine.host_time_s
+        f"(measured hosts launch a layer in about 0.45-1.2 ms; here {fmt.ms(host_s / layers, 2)}): HF "
+        "transformers' ranges held only 19 of 38 measurements gathered since."
+        if host_s
         else ""
     )
     return (

@@ -146,6 +146,10 @@ def test_the_overview_says_a_host_bound_reply_is_a_straight_line(open_app):
     assert "37 decode steps, each as long as the host takes to launch it" in "\n".join(c.value for c in at.main.caption)
     # Its wall is the host's, not memory's: fewer bits or more bandwidth would not move it.
     assert "**The host sets the pace.**" in at.main.info[0].value
+    # Its range says the host's speed is the one the model assumes per layer: 37.44 ms ÷ 32 layers = 1.17 ms.
+    assert "measured hosts launch a layer in about 0.45-1.2 ms; here 1.17 ms" in "\n".join(
+        c.value for c in at.main.caption
+    )
     typical = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="typical")
     assert "each a little slower than the last as the KV cache grows" in "\n".join(
         c.value for c in typical.main.caption
