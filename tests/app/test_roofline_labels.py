@@ -37,6 +37,26 @@ def test_a_prefill_on_the_slope_is_labelled_below_right():
     assert (prefill["xanchor"], prefill["yanchor"], prefill["yshift"]) == ("left", "top", -9)
 
 
+def test_a_prefill_just_left_of_the_ridge_starts_its_label_at_the_ridge():
+    # Llama 3.1 70B fp8 on 2 × H100 (the Roofline page's own scenario): the prompt at 400 FLOP/byte, the
+    # ridge at 590.3, the axis 0.5-2,362. On a phone "prefill" needs (7 × 7 + 12) px × log10(2,362 ÷ 0.5)
+    # ÷ 300 px = 0.747 decades; from log10 400 = 2.602 it would reach 3.349, past log10 590.3 = 2.771, so
+    # the ridge's dashed line would strike it: it starts at the ridge instead, still below-right.
+    def roof(x):
+        return np.minimum(3483.0, 5.9 * np.asarray(x))
+
+    shown = rl.roofline_notes(np.array([2.0]), [1], 400.0, 590.3, roof, (0.5, 2362.0))
+    (label,) = [n for n in shown if n["text"] == "prefill"]
+    assert label["x"] == pytest.approx(math.log10(590.3))
+    assert label["y"] == pytest.approx(math.log10(5.9 * 400.0))  # at its own point's height
+    assert (label["xanchor"], label["yanchor"]) == ("left", "top")
+    # A prompt far left of the ridge (log10 5 + 0.747 = 1.446 < 2.771) keeps its label at its point.
+    (far,) = [
+        n for n in rl.roofline_notes(np.array([2.0]), [1], 5.0, 590.3, roof, (0.5, 2362.0)) if n["text"] == "prefill"
+    ]
+    assert far["x"] == pytest.approx(math.log10(5.0))
+
+
 @given(
     st.lists(st.floats(0.5, 1e5), min_size=1, max_size=12, unique=True),
     st.floats(10, 1e4),
@@ -52,7 +72,8 @@ def test_every_batch_is_named_once_and_labels_below_the_roof_never_overlap(point
     rows: dict[float, list[tuple[float, float]]] = {}
     for n in shown:
         below_the_flat_roof = n["text"] != "prefill" and n["yanchor"] == "top"
-        if below_the_flat_roof or (n["text"] == "prefill" and prefill > ridge):
+        # A prefill's label is below the flat roof when its prompt is past the ridge or it starts at the ridge.
+        if below_the_flat_roof or (n["text"] == "prefill" and n["x"] >= math.log10(ridge) - 1e-12):
             # A label anchored on its right (it turned left, away from the plot's edge) spans leftward.
             extent = width(n["text"], x_range)
             span = (n["x"] - extent, n["x"]) if n["xanchor"] == "right" else (n["x"], n["x"] + extent)
