@@ -22,7 +22,12 @@ from core.parallel import Machine, unpacking_bytes_per_s
 from core.ranges import COVERAGE, EXTRAPOLATION_WIDENING, LikelyRange, likely_range, spread
 from core.scenario import Scenario
 
-REGIME_WORDS = {"batch 1": "at batch 1", "batch > 1": "at batches above 1", "MoE": "on mixtures of experts"}
+REGIME_WORDS = {
+    "batch 1": "at batch 1",
+    "batch > 1": "at batches above 1",
+    "MoE": "on mixtures of experts",
+    "eager": "where the host launches every kernel",
+}
 NO_RANGE = (
     "Ideal physics (the lesson's machine: datasheet peaks, nothing added) is a calculation, reproduced to the "
     "digit, not a prediction of a real server: no likely range. Pick an engine under 'Self-hosting' in the "
@@ -156,12 +161,13 @@ def range_note(scenario: Scenario, rng: LikelyRange | None) -> str:
     """The caption under the headline numbers: what 'likely' means, how sure it is, or why there is none."""
     if rng is None:
         return NO_RANGE
-    # fresh19 (core/data/README.md), the one set judged since HF's launches became the host's: 19 of 38 inside.
+    # An eager engine's range is its own regime's (core.ranges.regime), sized on eager rows alone.
     host_s, layers = scenario.machine.host_time_s, scenario.model.layers or 1
     host = (
         " This engine's steps wait on its host's kernel launches, whose speed depends on the host's CPU "
-        f"(measured hosts launch a layer in about 0.45-1.2 ms; here {fmt.ms(host_s / layers, 2)}): HF "
-        "transformers' ranges held only 19 of 38 measurements gathered since."
+        f"(measured hosts launch a layer in about 0.45-1.2 ms; here {fmt.ms(host_s / layers, 2)}), so its "
+        "range is sized on eager engines' measurements alone: on a fast host a token may take "
+        f"{math.exp(spread(scenario, 'tpot').low):.2f}× the estimate."
         if host_s
         else ""
     )

@@ -75,7 +75,7 @@ def slices_lines(rows: Sequence[Measurement], errors: Sequence[float]) -> list[s
 def spreads_lines() -> list[str]:
     from core.measurements import load
     from core.range_calibration import leave_one_set_out
-    from core.ranges import EXTRAPOLATION_WIDENING, SIZED_ON, SIZING_LEVEL, SPREADS
+    from core.ranges import EXTRAPOLATION_WIDENING, REGIMES, SIZED_ON, SIZING_LEVEL, SPREADS
 
     lines = [
         f"Likely ranges (core.ranges): percentiles {50 - SIZING_LEVEL * 50:g} to {50 + SIZING_LEVEL * 50:g} of "
@@ -84,7 +84,7 @@ def spreads_lines() -> list[str]:
         "has no row in that regime:",
         f"  {'regime':<11}{'TTFT':>18}{'TPOT':>18}",
     ]
-    for regime in ("batch 1", "batch > 1", "MoE"):
+    for regime in REGIMES:
         cells = [SPREADS[(regime, quantity)] for quantity in ("ttft", "tpot")]
         shown = "".join(f"{f'x{math.exp(c.low):.2f} to x{math.exp(c.high):.2f}':>18}" for c in cells)
         lines.append(f"  {regime:<11}{shown}")

@@ -26,16 +26,16 @@ from core.scenario import Scenario
 
 LLAMA_8B_VLLM = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm"}
 EXPECTED_8B = {
-    # 61.437 ms × 0.71892 = 44.17 → 44; × 5.05309 = 310.45 → 320
-    "Time to first token": "likely 44–320 ms",
-    # 7.4503 ms × 0.77105 (e^-0.26) = 5.7446 → 5.7; × 1.95424 (e^0.67) = 14.560 → 15
-    "Time per output token": "likely 5.7–15 ms",
-    # 44.17 + 3,725.13 × 0.77105 = 2,916.4 ms → 2.9 s; 310.45 + 3,725.13 × 1.95424 = 7,590.2 ms → 7.6 s
-    "Total latency": "likely 2.9–7.6 s",
-    # one user's stream is 1 ÷ TPOT: 1 ÷ 14.560 ms = 68.7 → 68; 1 ÷ 5.7446 ms = 174.1 → 180
-    "Each user's stream": "likely 68–180 tok/s",
-    # 500 tokens ÷ 7.5902 s = 65.9 → 65; ÷ 2.9164 s = 171.4 → 180
-    "Whole batch's output": "likely 65–180 tok/s",
+    # 61.437 ms × 0.71892 (e^-0.33) = 44.17 → 44; × 5.36556 (e^1.68) = 329.64 → 330
+    "Time to first token": "likely 44–330 ms",
+    # 7.4503 ms × 0.83527 (e^-0.18) = 6.2230 → 6.2; × 1.95424 (e^0.67) = 14.560 → 15
+    "Time per output token": "likely 6.2–15 ms",
+    # 44.17 + 3,725.13 × 0.83527 = 3,155.7 ms → 3.1 s; 329.64 + 3,725.13 × 1.95424 = 7,609.4 ms → 7.7 s
+    "Total latency": "likely 3.1–7.7 s",
+    # one user's stream is 1 ÷ TPOT: 1 ÷ 14.560 ms = 68.7 → 68; 1 ÷ 6.2230 ms = 160.7 → 170
+    "Each user's stream": "likely 68–170 tok/s",
+    # 500 tokens ÷ 7.6094 s = 65.7 → 65; ÷ 3.1557 s = 158.4 → 160
+    "Whole batch's output": "likely 65–160 tok/s",
 }
 CALIBRATED_8B = "calibrated on vLLM measurements at batch 1"
 
@@ -111,9 +111,9 @@ def test_the_lessons_ideal_physics_shows_its_numbers_and_no_range(open_app) -> N
 
 def test_an_engine_never_measured_in_the_regime_is_extrapolated_and_says_so(open_app) -> None:
     # MLX at batch 8: no MLX row at batch > 1 in any set, so the batch > 1 spreads × 1.5: TTFT
-    # (-0.36, 0.63) → 102.81 ms × e^-0.36 = 71.73 ms → 71 ms; × e^0.63 = 193.04 ms → 200 ms.
+    # (-0.39, 0.54) → 102.81 ms × e^-0.39 = 69.61 ms → 69 ms; × e^0.54 = 176.42 ms → 180 ms.
     at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="mlx", batch="8")
-    assert deltas(at)["Time to first token"] == "likely 71–200 ms"
+    assert deltas(at)["Time to first token"] == "likely 69–180 ms"
     words = "extrapolated: no measurements of MLX (mlx-lm) at batches above 1, so the range is 1.5× wider on each side"
     assert words in captions(at)
     assert "Extrapolated: no measurements" in helps(at)["Time to first token"]
@@ -132,8 +132,8 @@ def test_the_latency_page_shows_the_ranges_and_the_band(llama_latency) -> None:
     }
     shown = captions(llama_latency)
     # total and throughput at M = 500, as on the Overview
-    assert "Engine: vLLM (MBU 73.0%, MFU 50.0%). At M = 500, total 3.79 s (likely 2.9–7.6 s)" in shown
-    assert "output 132 tok/s (likely 65–180 tok/s): the shaded band on the chart" in shown
+    assert "Engine: vLLM (MBU 73.0%, MFU 50.0%). At M = 500, total 3.79 s (likely 3.1–7.7 s)" in shown
+    assert "output 132 tok/s (likely 65–160 tok/s): the shaded band on the chart" in shown
     assert CALIBRATED_8B in shown
     names = chart_names(llama_latency)
     assert names[:2] == ["likely low", "likely range (about 80% of real servers)"]  # drawn first, under the line
@@ -157,8 +157,8 @@ def test_the_band_is_cores_total_range_at_every_length() -> None:
     low, high = band
     assert (low[0], high[0]) == (pytest.approx(rng.ttft_low_s), pytest.approx(rng.ttft_high_s))  # M = 0: TTFT's
     assert (low[-1], high[-1]) == (pytest.approx(rng.total_low_s), pytest.approx(rng.total_high_s))
-    # halfway: 44.17 + 1,862.56 × 0.77105 = 1,480.3 ms; 310.45 + 1,862.56 × 1.95424 = 3,950.4 ms
-    assert low[1] == pytest.approx(1.4803, rel=1e-3) and high[1] == pytest.approx(3.9504, rel=1e-3)
+    # halfway: 44.17 + 1,862.56 × 0.83527 = 1,599.9 ms; 329.64 + 1,862.56 × 1.95424 = 3,969.5 ms
+    assert low[1] == pytest.approx(1.5999, rel=1e-3) and high[1] == pytest.approx(3.9695, rel=1e-3)
     assert likely.latency_band(estimate(Scenario.lesson()), [3.50933]) is None
 
 

@@ -147,9 +147,11 @@ def test_the_overview_says_a_host_bound_reply_is_a_straight_line(open_app):
     # Its wall is the host's, not memory's: fewer bits or more bandwidth would not move it.
     assert "**The host sets the pace.**" in at.main.info[0].value
     # Its range says the host's speed is the one the model assumes per layer: 37.44 ms ÷ 32 layers = 1.17 ms.
-    assert "measured hosts launch a layer in about 0.45-1.2 ms; here 1.17 ms" in "\n".join(
-        c.value for c in at.main.caption
-    )
+    captions = "\n".join(c.value for c in at.main.caption)
+    assert "measured hosts launch a layer in about 0.45-1.2 ms; here 1.17 ms" in captions
+    # ...and that its range is the eager regime's: on a fast host a token may take e^-0.63 = 0.53× the estimate.
+    assert "sized on eager engines' measurements alone: on a fast host a token may take 0.53× the estimate" in captions
+    assert "calibrated on HF transformers (eager) measurements where the host launches every kernel" in captions
     typical = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="typical")
     assert "each a little slower than the last as the KV cache grows" in "\n".join(
         c.value for c in typical.main.caption
