@@ -38,7 +38,8 @@ _SET_NAMES = {
     "fresh19": "**fresh19** (HF transformers' eager generate on A100s, gathered after its host launches overlapped; judged once; 4 sources)",
     "fresh20": "**fresh20** (single requests on consumer GPUs, Apple, Strix Halo and a DGX Spark, gathered last; judged once; 6 sources)",
     "fresh21": "**fresh21** (vLLM's static batches of Llama 3.3 70B on 4 × H100, gathered beside fresh20; judged once; 1 source)",
-    "fresh22": "**fresh22** (single requests through vLLM and SGLang servers, llama.cpp on GeForce cards, gathered last; judged once; 8 sources)",
+    "fresh22": "**fresh22** (single requests through vLLM and SGLang servers, llama.cpp on GeForce cards; judged once; 8 sources)",
+    "fresh23": "**fresh23** (single requests on an M2 Max and an M3 Ultra through Rapid-MLX, Ollama on an RTX 3090, gathered last; judged once; 3 sources)",
 }
 
 
