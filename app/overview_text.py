@@ -93,13 +93,23 @@ def likely_ranges(rng: LikelyRange | None) -> dict[str, str]:
 
 
 def ttft_meaning(scenario: Scenario) -> str:
-    w = scenario.workload
+    w, path_s = scenario.workload, scenario.efficiency.request_overhead_s
+    # A server engine's path in and out (vLLM's 54 ms) is most of a short prompt's TTFT: say it is there.
+    path = f", after the server's {fmt.duration(path_s)} path in and out" if path_s > 0 else ""
     if w.batch_size == 1:
-        return f"The wait before the first word: one parallel pass over {fmt.tokens(w.prefill_tokens)} of prompt."
+        return f"The wait before the first word: one parallel pass over {fmt.tokens(w.prefill_tokens)} of prompt{path}."
     return (
         f"The wait before the first word: one parallel pass over {fmt.tokens(w.prefill_tokens)} "
-        f"({w.batch_size:,} prompts, prefilled together)."
+        f"({w.batch_size:,} prompts, prefilled together){path}."
     )
+
+
+def prompt_vs_output_meaning(scenario: Scenario) -> str:
+    """The "Prompt vs output token" tile's words: the prefill pass alone, as the Latency line's asymmetry counts it."""
+    meaning = "One output token takes as long as this many prompt tokens: prompt tokens share one pass."
+    if scenario.efficiency.request_overhead_s > 0:
+        return meaning[:-1] + " (the pass alone: the server's path is no prompt token's cost)."
+    return meaning
 
 
 def batch_output_meaning(scenario: Scenario) -> str:

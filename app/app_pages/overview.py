@@ -43,8 +43,7 @@ metrics = (  # label, value, what it means
      "Tokens per second one user watches arrive: 1 ÷ the time per output token."),
     ("Whole batch's output", fmt.tokens_per_s(est.output_tokens_per_s),
      words.batch_output_meaning(scenario)),
-    ("Prompt vs output token", f"{fmt.ratio(est.output_token_vs_prompt_token)}",
-     "One output token takes as long as this many prompt tokens: prompt tokens share one pass."),
+    ("Prompt vs output token", f"{fmt.ratio(est.output_token_vs_prompt_token)}", words.prompt_vs_output_meaning(scenario)),
 )  # fmt: skip
 range_help = likely.metric_help(scenario, rng) if rng else None
 for column, (label, value, meaning) in zip([*row1, *row2], metrics, strict=True):

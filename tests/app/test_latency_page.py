@@ -62,6 +62,16 @@ def test_asymmetry_at_the_defaults(default_page):
     assert "500 decode passes: 3.50 s, **150.0x slower**" in shown
 
 
+def test_the_asymmetry_counts_the_prefill_pass_not_the_servers_path(open_app):
+    # Llama 3.1 8B on an H100 under vLLM, N = 500: the pass is 8.096 TFLOP ÷ (989 × 0.50 TFLOP/s) = 16.37 ms
+    # + 0.859 ms of fixed costs = 17.22 ms; 500 decode passes 3.73 s → 216.8x. vLLM's 54 ms path before the
+    # first token is said apart: counted in, the ratio would be 52x and would follow the server, not the tokens
+    # (the Overview's "Prompt vs output token" counts the pass alone too).
+    shown = text(open_app("latency", model="llama-3.1-8b", gpu="h100-sxm", engine="vllm"))
+    assert "500 tokens as a prompt ride one prefill pass: 17.22 ms (the first token also waits 54.00 ms" in shown
+    assert "500 decode passes: 3.73 s, **216.8x slower**" in shown
+
+
 def test_changing_the_seed_changes_the_simulation_not_the_model(open_app):
     at = open_app("latency")
     first = at.main.dataframe[0].value["latency_ms"].tolist()

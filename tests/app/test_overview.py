@@ -144,6 +144,20 @@ def test_a_faster_gpu_moves_only_the_clock(open_app) -> None:
     assert "295 FLOP/byte" in text(at)
 
 
+def test_a_server_engines_first_token_names_its_path_and_the_ratio_leaves_it_out(open_app) -> None:
+    # Llama 3.1 8B on an H100 under vLLM: TTFT 61.44 ms is the 54 ms server path + a 7.44 ms pass over
+    # 200 tokens; one output token (7.45 ms) is as long as 7.45 ÷ (7.44 ÷ 200) = 200 prompt tokens, not
+    # 7.45 ÷ (61.44 ÷ 200) = 24: the path is no prompt token's cost, and the tile's words say so.
+    at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="vllm")
+    assert metrics(at)["Prompt vs output token"] == "200.4x"
+    shown = "\n".join(c.value for c in at.main.caption)
+    assert "one parallel pass over 200 tokens of prompt, after the server's 54.00 ms path in and out." in shown
+    assert "prompt tokens share one pass (the pass alone: the server's path is no prompt token's cost)." in shown
+    # The lesson's machine has no server path: its words stay as they were.
+    lesson = "\n".join(c.value for c in open_app().main.caption)
+    assert "one parallel pass over 200 tokens of prompt." in lesson and "no prompt token's cost" not in lesson
+
+
 def test_a_big_batch_hits_the_compute_wall(open_app) -> None:
     # batch 4,096: intensity 4,096 FLOP/byte > 150, so decode is compute-bound.
     at = open_app(batch="4096")
