@@ -21,23 +21,35 @@ NOTE: dict[str, Any] = {"delta_color": "off", "delta_arrow": "off"}  # a metric'
 # The uploader can print only whole megabytes ("1MB per file"): hide that, the parser's limit is said above it.
 HIDE_UPLOAD_LIMIT = "<style>.st-key-latency_upload [data-testid$='DropzoneInstructions']{display:none}</style>"
 
+STRAIGHT = 1.02  # the last step this much slower than the first, or less: the line looks straight
+
 scenario = current_scenario()
 est = compute.cached_estimate(scenario)
 out, prompt = scenario.workload.output_tokens, scenario.workload.prompt_tokens
 line_tokens = output_grid(2 * out)
 line_s = compute.cached_latency_line(scenario, line_tokens)
 
-grows = scenario.model.has_attention_shape  # a KV cache: every step reads the cache so far, so it bends
+# A KV cache: every step reads the cache so far, so the line bends, unless the host sets every step's pace.
+grows = scenario.model.has_attention_shape and not est.decode.host_bound
 chord = (out, est.tpot_s) if grows else None
 st.title("Latency line")
 if grows:
     first, last = compute.cached_step_times(scenario)
+    # Under 2 % from the first step to the last no chart shows the bend: say how little it is instead.
+    bend = "and the line bends upward" if last > first * STRAIGHT else "so little that the line is nearly straight"
     st.markdown(
         f"Total latency grows with the **output** length: a one-off TTFT of {fmt.duration(est.ttft_s)} (prefilling "
         f"{fmt.tokens(scenario.workload.prefill_tokens)}), then one decode step per output token. With a KV cache "
         f"each step reads the cache so far, so the steps slow as the reply grows — {fmt.ms(first)} for the first, "
-        f"{fmt.ms(last)} for the {fmt.count(out)}th — and the line bends upward. TTFT + M × TPOT with the mean "
+        f"{fmt.ms(last)} for the {fmt.count(out)}th — {bend}. TTFT + M × TPOT with the mean "
         f"step ({fmt.ms(est.tpot_s)}) is its chord: exact at M = {fmt.count(out)}, too high before."
+    )
+elif est.decode.host_bound:
+    st.markdown(
+        f"Total latency is a straight line in the **output** length: a one-off TTFT of {fmt.duration(est.ttft_s)} "
+        f"(prefilling {fmt.tokens(scenario.workload.prefill_tokens)}), then {fmt.ms(est.tpot_s)} (TPOT) for "
+        "every output token, because every step waits on the host launching its kernels, whose time does not "
+        "grow with the KV cache."
     )
 else:
     st.markdown(

@@ -98,8 +98,7 @@ st.plotly_chart(
     figure_or_data=compute.shared_figure(roofline_charts.batch_sweep, *lines, critical, ceiling, batch),
 )
 st.caption(
-    "Up to the critical batch the step time barely moves while throughput climbs: the weight read was going "
-    "to happen anyway. Past it the maths is the wall and throughput plateaus."
+    roofline_text.sweep_caption(est, table, critical, ceiling)
     + roofline_text.host_floor(est, compute.cached_host_bound_batch(scenario), likely.engine_name(scenario))
     + (" The grey band is past the memory ceiling: weights plus KV cache no longer fit." if ceiling else "")
 )

@@ -99,6 +99,26 @@ def test_a_real_model_shows_its_memory_ceiling(open_app):
     assert any(a["text"] == "memory ceiling: 389 fit" for a in sweep["layout"]["annotations"])
 
 
+def test_the_sweeps_words_follow_its_numbers(default_page, open_app):
+    captions = "\n".join(c.value for c in default_page.main.caption)
+    # The lesson's toy (no KV cache, no per-sequence cost): 7.00 ms at batch 1 and at the critical 150.
+    assert (
+        "Up to the critical batch (150) the step time barely moves (7.00 ms → 7.00 ms) while throughput climbs"
+        in captions
+    )
+    # Llama 3.1 70B fp8 on 2 × H100: 18.62 ms at batch 1; at 389 (the most that fits) 70.55 GB of weights and
+    # 57.3 GB of caches at 5.896 TB/s (21.7 ms) + 35.3 ms of fixed costs, 26.5 ms of them 389 × 68 µs a
+    # sequence = 56.96 ms: 3.1x, not "barely". Its critical batch, 739, is past what fits.
+    at = open_app("roofline", **LLAMA_70B_FP8)
+    captions = "\n".join(c.value for c in at.main.caption)
+    assert (
+        "Up to the largest batch that fits (389) the step time rises 3.1x (18.62 ms → 56.96 ms): each sequence adds "
+        "its KV-cache read and the engine's per-sequence work to every step." in captions
+    )
+    assert "The critical batch (739) lies past what fits: memory ends the climb first." in captions
+    assert "barely moves" not in captions
+
+
 def test_weights_that_do_not_fit_warn(open_app):
     # Llama 3.1 70B in fp16 on one 80 GB GPU: 70.55e9 × 2 = 141.1 GB of weights alone.
     at = open_app("roofline", model="llama-3.1-70b", gpu="h100-sxm", gpus="1", wbits="16")
