@@ -28,6 +28,7 @@ from core import presets
 from core.api_prices import catalogue, lookup
 from core.billing import monthly_cost_usd, pricing_of, reply_cost
 from core.efficiency import efficiency_base
+from core.engine import EngineProfile, engine
 from core.estimate import estimate
 from core.lengths import RequestLengths
 from core.plan import CapacityPlan, monthly_usd_at, plan
@@ -91,14 +92,28 @@ def _api(option: str, scenario: Scenario) -> Compared:
     )  # fmt: skip
 
 
+def fleet_engine(scenario: Scenario) -> EngineProfile:
+    """The engine a self-hosted option runs on: the sidebar's, or the typical engine for the lesson's ideal machine.
+
+    Its costs move a fleet's bill several-fold (Llama 3.1 8B on an L4: $683 a month on the typical engine,
+    $5,011 on llama.cpp's four slots), so the option's label names it (`served_by`)."""
+    return engine(scenario.efficiency.label if scenario.efficiency.label != "ideal" else "typical")
+
+
+def served_by(scenario: Scenario) -> str:
+    """The self-hosted options' engine in words: "the typical engine", "vLLM", "llama.cpp (NVIDIA, ...)"."""
+    profile = fleet_engine(scenario)
+    return "the typical engine" if profile.id == "typical" else profile.name
+
+
 def _fleet(option: str, scenario: Scenario, spec: Plan) -> Compared:
     model_id, gpu_id = self_hosted(option) or ("", "")
     model, gpu = presets.model(model_id), presets.gpu(gpu_id)
-    engine = scenario.efficiency.label if scenario.efficiency.label != "ideal" else "typical"  # real GPUs
-    hosted = replace(scenario, model=model, gpu=gpu, efficiency=efficiency_base(engine, model))
+    engine_id, engine_words = fleet_engine(scenario).id, served_by(scenario)
+    hosted = replace(scenario, model=model, gpu=gpu, efficiency=efficiency_base(engine_id, model))
     w = scenario.workload
     result = plan(hosted, replace(spec, gpu_ids=(gpu_id,)), RequestLengths.of(w), frontiers=False)
-    label = f"{model.name} on {gpu.name}, self-hosted"
+    label = f"{model.name} on {gpu.name}, self-hosted on {engine_words}"
     best = result.best
     if best is None or best.point is None:
         reasons = sorted({o.reason for o in result.failures})
@@ -110,7 +125,7 @@ def _fleet(option: str, scenario: Scenario, spec: Plan) -> Compared:
     ttft = float(point.ttft_quantile_field(spec.ttft_quantile))
     note = (
         f"{best.total_gpus_at_peak:,} × {gpu.name} at the peak, TP {best.setup.gpus_per_replica}, "
-        f"{best.setup.precision_name}, {engine} engine; autoscaled"
+        f"{best.setup.precision_name}, {engine_words}; autoscaled"
     )
     return Compared(
         option, "self-hosted", label, monthly / replies if replies else None, monthly,

@@ -9,7 +9,7 @@ from app.link import pinned_link
 from app.safe import plain
 from app.state import current_scenario
 from app.theme import PLOTLY_CONFIG
-from core.compare import PINNED
+from core.compare import PINNED, served_by
 from core.plan_spec import Plan
 
 scenario = current_scenario()
@@ -28,7 +28,8 @@ st.title("Compare")
 st.markdown(
     f"For the sidebar's traffic: **{fmt.count(pricing.replies_per_day)} replies a day**, "
     f"{fmt.count(work.prompt_tokens)}-token prompts, {fmt.count(work.output_tokens)}-token replies. A self-hosted option is "
-    f"the Capacity plan's cheapest fleet on that GPU at its targets (p{spec.ttft_percentile} TTFT ≤ "
+    f"the Capacity plan's cheapest fleet on that GPU, on the sidebar's engine ({served_by(scenario)}), at "
+    f"its targets (p{spec.ttft_percentile} TTFT ≤ "
     f"{fmt.duration(spec.ttft_target_s)}, {spec.tokens_per_s_per_user:g} tokens/s per user"
     + fmt.gpu_discount(spec.gpu_discount)
     + "); a scenario option is billed and timed as its own Overview."

@@ -49,6 +49,18 @@ def test_a_gpu_discount_bills_the_fleet_less_and_says_so(open_app) -> None:
     assert "GPUs 40.0% off on-demand" in unescape(at.main.markdown[0].value)
 
 
+def test_the_self_hosted_options_name_the_sidebars_engine(open_app) -> None:
+    # On llama.cpp the same L4 fleet is many more replicas (four slots each): the intro and the option's
+    # "what it is" say which engine the fleet was sized on, so a flipped verdict has its reason on the page.
+    at = open_app("compare", **TRAFFIC, engine="llama.cpp", gpu="l4")
+    intro = unescape(at.main.markdown[0].value)
+    assert "on the sidebar's engine (llama.cpp (NVIDIA, Intel, AMD Instinct))" in intro
+    table = at.main.dataframe[0].value
+    assert table["what it is"].iloc[2].endswith("self-hosted on llama.cpp (NVIDIA, Intel, AMD Instinct)")
+    typical = open_app("compare", **TRAFFIC)
+    assert "on the sidebar's engine (the typical engine)" in unescape(typical.main.markdown[0].value)
+
+
 def test_a_typed_latency_shows_as_measured(open_app) -> None:
     at = open_app("compare", **TRAFFIC, lat1="850")
     table = at.main.dataframe[0].value

@@ -49,6 +49,23 @@ def test_a_self_hosted_option_is_the_plans_cheapest_fleet_on_that_gpu() -> None:
     assert bill(fleet, 30)(r) == pytest.approx(monthly_usd_at(expected, r))
 
 
+def test_a_self_hosted_option_names_the_engine_it_was_sized_on() -> None:
+    # The same option on the sidebar's engine: the typical engine's fleet and llama.cpp's (four slots a
+    # replica, so many more replicas) cost several-fold apart, so the label says which.
+    (typical,) = compare(("llama-3.1-8b on l4",), SCENARIO, SPEC)
+    assert typical.label == "Llama 3.1 8B on NVIDIA L4 24GB, self-hosted on the typical engine"
+    on_llama_cpp = replace(SCENARIO, efficiency=efficiency_base("llama.cpp", presets.model("llama-3.1-8b")))
+    (fleet,) = compare(("llama-3.1-8b on l4",), on_llama_cpp, SPEC)
+    assert fleet.label == "Llama 3.1 8B on NVIDIA L4 24GB, self-hosted on llama.cpp (NVIDIA, Intel, AMD Instinct)"
+    assert fleet.monthly_usd is not None and typical.monthly_usd is not None
+    assert fleet.monthly_usd > 2 * typical.monthly_usd
+    # The lesson's ideal machine is no engine: its fleets are sized on the typical engine, and say so.
+    (lesson,) = compare(
+        ("llama-3.1-8b on l4",), replace(SCENARIO, efficiency=efficiency_base("ideal", SCENARIO.model)), SPEC
+    )
+    assert lesson.label.endswith("self-hosted on the typical engine")
+
+
 def test_a_fleet_that_meets_no_target_has_no_bill_and_says_why() -> None:
     (fleet,) = compare(("llama-3.1-405b on l4",), SCENARIO, SPEC)  # 405 B parameters do not fit 8 × 24 GB
     assert fleet.monthly_usd is None and fleet.cost_per_reply_usd is None and fleet.latency_s is None
