@@ -13,12 +13,12 @@ LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbit
 # B reaches the 150 FLOP/byte balance, then B × 14 GFLOP ÷ 300 TFLOP/s (300 → 14 ms);
 # throughput B ÷ step: 1/7 ms = 143, 8/7 ms = 1,143, …, 150/7 ms = 300/14 ms = 21,429 tok/s.
 LESSON_ROWS = [
-    ["1", "1.0 FLOP/byte", "7.000 ms", "143 tok/s", "memory", "14.00 GB", "yes"],
-    ["8", "8.0 FLOP/byte", "7.000 ms", "1,143 tok/s", "memory", "14.00 GB", "yes"],
-    ["16", "16.0 FLOP/byte", "7.000 ms", "2,286 tok/s", "memory", "14.00 GB", "yes"],
-    ["64", "64.0 FLOP/byte", "7.000 ms", "9,143 tok/s", "memory", "14.00 GB", "yes"],
-    ["150", "150 FLOP/byte", "7.000 ms", "21,429 tok/s", "memory", "14.00 GB", "yes"],
-    ["300", "300 FLOP/byte", "14.000 ms", "21,429 tok/s", "compute", "14.00 GB", "yes"],
+    ["1", "1.0 FLOP/byte", "7.000 ms", "143 tok/s", "memory", "yes", "14.00 GB"],
+    ["8", "8.0 FLOP/byte", "7.000 ms", "1,143 tok/s", "memory", "yes", "14.00 GB"],
+    ["16", "16.0 FLOP/byte", "7.000 ms", "2,286 tok/s", "memory", "yes", "14.00 GB"],
+    ["64", "64.0 FLOP/byte", "7.000 ms", "9,143 tok/s", "memory", "yes", "14.00 GB"],
+    ["150", "150 FLOP/byte", "7.000 ms", "21,429 tok/s", "memory", "yes", "14.00 GB"],
+    ["300", "300 FLOP/byte", "14.000 ms", "21,429 tok/s", "compute", "yes", "14.00 GB"],
 ]
 
 
@@ -43,8 +43,8 @@ def test_the_table_is_the_lessons(default_page):
         "step time",
         "throughput",
         "bound by",
-        "memory",
         "fits",
+        "memory per GPU",
     ]
 
 
@@ -74,7 +74,7 @@ def test_the_scenarios_batch_joins_the_lessons_rows(open_app):
     table = rows(at)
     assert [r[0] for r in table] == ["1", "8", "16", "32", "64", "150", "300"]
     # 32 FLOP/byte, still 7 ms, 32 ÷ 7 ms = 4,571 tok/s.
-    assert table[3] == ["32", "32.0 FLOP/byte", "7.000 ms", "4,571 tok/s", "memory", "14.00 GB", "yes"]
+    assert table[3] == ["32", "32.0 FLOP/byte", "7.000 ms", "4,571 tok/s", "memory", "yes", "14.00 GB"]
     assert "a decode step at batch 32 (the mean over the reply" in at.main.markdown[0].value
     assert "does 32.0 FLOP/byte, so it is **memory-bound**" in at.main.markdown[0].value
 
@@ -93,7 +93,8 @@ def test_a_real_model_shows_its_memory_ceiling(open_app):
     # The lesson's rows stay; the critical batch and the ceiling join them.
     assert {1, 8, 16, 64, 150, 300, 389, int(shown["Critical batch"])} == set(batches)
     ceiling = table[batches.index(389)]
-    assert ceiling[-1] == "yes" and ceiling[-2] == "159.78 GB"  # 70.55 + 389 × 0.229376
+    # Per GPU, as the caption counts it: (70.55 + 389 × 0.229376 GB) ÷ 2 GPUs = 79.89 GB of 80.
+    assert ceiling[-2] == "yes" and ceiling[-1] == "79.89 GB"
     sweep = json.loads(at.main.get("plotly_chart")[1].proto.spec)
     assert sweep["data"][0]["name"] == "past the memory ceiling (389 fit)"
     assert any(a["text"] == "memory ceiling: 389 fit" for a in sweep["layout"]["annotations"])
@@ -124,7 +125,7 @@ def test_weights_that_do_not_fit_warn(open_app):
     at = open_app("roofline", model="llama-3.1-70b", gpu="h100-sxm", gpus="1", wbits="16")
     assert metrics(at)["Largest batch that fits"] == "0"
     assert "do not fit" in at.main.warning[0].value
-    assert all(r[-1] == "no" for r in rows(at))
+    assert all(r[-2] == "no" for r in rows(at))  # "fits", before the memory per GPU
 
 
 def test_an_eager_engine_says_its_host_sets_the_pace(open_app):
