@@ -56,7 +56,7 @@ def provenance(kind: str, chosen: str) -> str:
 def bits_note(bits: float) -> str:
     """'8 bits: fp8 / int8' — what a width usually is."""
     known = WEIGHT_FORMATS.get(bits)
-    return f"{bits:g} bits per weight" + (f": {known}." if known else ".")
+    return f"{bits:g} {'bit' if bits == 1 else 'bits'} per weight" + (f": {known}." if known else ".")
 
 
 def traffic_note(replies_per_day: float | None, days_per_month: int | None) -> str | None:

@@ -16,6 +16,7 @@ from app.theme import PLOTLY_CONFIG
 from core.billing import ratio
 from core.cli.plan_report import recommendation
 from core.lesson import JITTER, REFERENCE_PREDICTIONS
+from core.scenario import Scenario
 
 NUMBER = st.column_config.NumberColumn
 COLUMNS = {  # every money and time column of both tables, shown the same way (prices keep their digits: $0.075)
@@ -68,12 +69,14 @@ latency_col.metric(f"Latency, {lengths}", fmt.ratio(ratio(est.total_s, short.tot
 cost_col.metric(f"Cost per reply, {lengths}", cost_ratio,
                 f"{fmt.usd(est.cost_per_reply_usd)} vs {fmt.usd(short.cost_per_reply_usd)}",
                 delta_color="off", delta_arrow="off")  # fmt: skip
-lab = cached_lab_run(REFERENCE_PREDICTIONS).part3
-st.caption(
-    f"Latencies here are the model's, without jitter. The lesson's lab jitters each decode step by ±{JITTER:.0%}, "
-    f"so for its {lab.long.output_tokens:,}- vs {lab.short.output_tokens:,}-token replies it measures "
-    f"{fmt.ratio(lab.latency_ratio)} the latency."
-)
+lesson = Scenario.lesson()
+if (scenario.model, scenario.gpu) == (lesson.model, lesson.gpu):  # the lab's remark, on the lab's machine only
+    lab = cached_lab_run(REFERENCE_PREDICTIONS).part3
+    st.caption(
+        f"Latencies here are the model's, without jitter. The lesson's lab jitters each decode step by "
+        f"±{JITTER:.0%}, so for its {lab.long.output_tokens:,}- vs {lab.short.output_tokens:,}-token replies it "
+        f"measures {fmt.ratio(lab.latency_ratio)} the latency."
+    )
 table(bill_charts.short_long_table(short, est), "Download the comparison (CSV)", "short_vs_long.csv")
 
 # The fleet comes from the capacity plan, a search over every priced GPU (~0.2 s of server CPU a
