@@ -70,8 +70,16 @@ def engine_phrase(scenario: Scenario) -> str:
     if is_ideal(scenario) and not efficiency_edited(scenario):
         return "ideal physics (MBU = MFU = 100%, nothing added)"
     edited = ", your edited numbers" if efficiency_edited(scenario) else ""
-    on = f", of what this GPU sustains (microbenchmarks: {_shares(scenario)})" if _derated(scenario) else ""
-    return f"{engine_name(scenario)} (MBU {fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{on}{edited})"
+    # On a GPU whose kernels sustain less than an H100's, say what reaches the datasheet in all: "bandwidth 88%
+    # of an H100's" read as the A100 having 88% of an H100's bandwidth (it has 61%).
+    gpu = scenario.gpu
+    on = (
+        f"; in all {fmt.percent(e.mbu * gpu.sustained_bandwidth_share)} of this GPU's datasheet bandwidth and "
+        f"{fmt.percent(e.mfu * gpu.sustained_compute_share)} of its compute"
+        if _derated(scenario)
+        else ""
+    )
+    return f"{engine_name(scenario)} (MBU {fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{edited}{on})"
 
 
 def _derated(scenario: Scenario) -> bool:

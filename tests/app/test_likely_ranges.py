@@ -208,7 +208,9 @@ def test_a_gpu_that_sustains_less_than_an_h100_says_so(open_app) -> None:
     assert "kernels sustain bandwidth 85.0%, compute 64.0% of an H100's: in all, 62.0% of the datasheet's" in intro
     assert "62.0% of the datasheet's bandwidth and 32.0% of its compute." in intro
     shown = captions(open_app(**link))
-    assert "served by vLLM (MBU 73.0%, MFU 50.0%, of what this GPU sustains (microbenchmarks: bandwidth 85.0%" in shown
+    assert (
+        "served by vLLM (MBU 73.0%, MFU 50.0%; in all 62.0% of this GPU's datasheet bandwidth and 32.0% of its" in shown
+    )
     # The lesson's ideal machine reads the datasheet, on any GPU: nothing to say.
     ideal = open_app("roofline", **{**link, "engine": "ideal"}).main.markdown[0].value
     assert "kernels sustain" not in ideal and "this GPU sustains" not in ideal
