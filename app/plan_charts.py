@@ -97,8 +97,13 @@ def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | 
     )
 
 
+# The money first (a phone shows the first two or three columns): what decides the ranking, then the setup.
+# The $ per M tokens is the GPUs' cost at the peak's load, not the month's bill over its tokens: said so.
+PER_M_AT_PEAK = "$ per M output tokens, at the peak's load"
 RANKED_COLUMNS = {
     "gpu_name": "GPU",
+    "monthly_cost_autoscaled_usd": "$ a month, autoscaled",
+    "monthly_cost_peak_usd": "$ a month, sized for the peak",
     "gpus_per_replica": "GPUs per replica",
     "precision": "precision",
     "concurrency_per_replica": "requests in flight per replica",
@@ -107,9 +112,7 @@ RANKED_COLUMNS = {
     "output_tokens_per_s_per_gpu": "tok/s per GPU",
     "tokens_per_s_per_user": "tok/s per user",
     "ttft_at_target_percentile_ms": "TTFT at the percentile (ms)",
-    "usd_per_million_output_tokens": "$ per M output tokens",
-    "monthly_cost_autoscaled_usd": "$ a month, autoscaled",
-    "monthly_cost_peak_usd": "$ a month, sized for the peak",
+    "usd_per_million_output_tokens": PER_M_AT_PEAK,
 }
 
 

@@ -62,7 +62,7 @@ if result.ranked:
     st.dataframe(
         plan_charts.ranked_table(result),
         column_config={
-            "$ per M output tokens": st.column_config.NumberColumn(format="$%.3g"),
+            plan_charts.PER_M_AT_PEAK: st.column_config.NumberColumn(format="$%.3g"),
             "$ a month, autoscaled": st.column_config.NumberColumn(format="$%,.0f"),
             "$ a month, sized for the peak": st.column_config.NumberColumn(format="$%,.0f"),
             "requests in flight per replica": st.column_config.NumberColumn(format="%.0f"),

@@ -111,11 +111,22 @@ def recommendation(result: CapacityPlan) -> str:
         return f"No candidate meets every target ({why}); the API would cost ${api:,.0f} a month."
     setup = best.setup
     replicas = best.replicas_at_peak or 0
+    monthly = best.monthly_cost_usd or 0.0
+    # The verdict in words: a reader should not have to subtract $2,574 from $2,550 to learn the API wins.
+    gap = abs(api - monthly)
+    verdict = (
+        f": self-hosting saves ${gap:,.0f} a month"
+        if monthly < api
+        else f": the API is ${gap:,.0f} a month cheaper"
+        if monthly > api
+        else ": the same"
+    )
     return (
         f"{best.total_gpus_at_peak:,} × {setup.gpu.name} in {replicas:,} replica{'s' * (replicas != 1)} of "
         f"TP {setup.gpus_per_replica}, {setup.precision_name}, at up to {best.concurrency_per_replica or 0:,.0f} "
-        f"requests each: ${best.monthly_cost_usd or 0:,.0f} a month following the daily curve "
-        f"(${best.monthly_cost_peak_usd or 0:,.0f} sized for the peak all month); the API would cost ${api:,.0f}."
+        f"requests each: ${monthly:,.0f} a month following the daily curve "
+        f"(${best.monthly_cost_peak_usd or 0:,.0f} sized for the peak all month); the API would cost "
+        f"${api:,.0f}{verdict}."
     )
 
 

@@ -86,6 +86,9 @@ def test_the_tables_account_for_every_candidate(result) -> None:
                            plan_charts.csv_table(result))  # fmt: skip
     assert len(ranked) + len(failed) == len(csv) == len(result.options) == 3 * 3 * 2
     assert list(ranked.index) == list(range(1, len(result.ranked) + 1))
+    # The money first, as a phone shows only the first columns; the $ per M tokens says it is the peak's.
+    assert list(ranked.columns[:3]) == ["GPU", "$ a month, autoscaled", "$ a month, sized for the peak"]
+    assert "$ per M output tokens, at the peak's load" in ranked.columns
     costs = ranked["$ a month, autoscaled"].tolist()
     assert costs == sorted(costs) and costs[0] == pytest.approx(result.best.monthly_cost_usd)
     assert (failed["details"] != "").all()  # never dropped without a reason

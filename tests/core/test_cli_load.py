@@ -127,7 +127,8 @@ def test_plan_json(capsys) -> None:
     assert problems[("h100-sxm", 1)] == "does not fit" and problems[("toy-gpu", 4)] == "no price"
     # The lesson's prices: 200 × $0.50 + 500 × $1.50 per million = $0.00085 a reply × 2,000,000 × 30 = $51,000.
     assert data["api_monthly_usd"] == pytest.approx(51_000)
-    assert data["recommendation"].endswith("the API would cost $51,000.")
+    # The verdict in words: $51,000 - $27,670 (the best fleet, following the daily curve) = $23,330.
+    assert data["recommendation"].endswith("the API would cost $51,000: self-hosting saves $23,330 a month.")
     assert data["plan"]["cands"] == "h100-sxm,l4,toy-gpu" and data["scenario"]["replies"] == "2000000"
     _, out, _ = run_cli(capsys, *PLAN_SMALL, "--json", "--frontier")
     frontier = json.loads(out)["candidates"][0]["frontier"]
@@ -135,11 +136,20 @@ def test_plan_json(capsys) -> None:
     assert len(frontier["tokens_per_s_per_user"]) == len(frontier["concurrency"])
 
 
+def test_the_plan_says_when_the_api_is_cheaper(capsys) -> None:
+    # The lesson's 100,000 replies a day bill the API $2,550 a month (200 × $0.50 + 500 × $1.50 per million ×
+    # 3,000,000 replies); Llama 3.1 70B's smallest fleet here, 4 H100s around the clock, costs $10,886.
+    code, out, _ = run_cli(capsys, "plan", "--model", "llama-3.1-70b", "--engine", "vllm", "--candidate-gpus",
+                           "h100-sxm,l4", "--tensor-parallel", "1,4", "--weight-precisions", "8", "--json")  # fmt: skip
+    assert code == 0
+    assert json.loads(out)["recommendation"].endswith("the API would cost $2,550: the API is $8,336 a month cheaper.")
+
+
 def test_plan_text_says_the_recommendation_in_words(capsys) -> None:
     code, out, _ = run_cli(capsys, *PLAN_SMALL)
     assert code == 0
     assert "× NVIDIA H100 SXM 80GB in " in out and " replicas of TP 4, 8-bit, at up to " in out
-    assert "a month following the daily curve" in out and "the API would cost $51,000." in out
+    assert "a month following the daily curve" in out and "the API would cost $51,000: self-hosting saves" in out
     assert "not ranked (" in out and "does not fit — 70.5 GB of weights fill the 68.8 GB vLLM may use" in out
 
 
