@@ -84,6 +84,13 @@ def test_the_automatic_engine_on_the_lessons_toy_gpu_plans_on_the_typical_engine
     assert unescape(at.success[0].value) == recommendation(core_plan())  # the same search as on h100-sxm
 
 
+def test_the_lessons_toy_model_is_said_to_have_no_kv_cache(open_app, page) -> None:
+    # The default scenario's toy 7B has no attention shape: its fleet is what memory never limits.
+    toy = open_app("plan", **SMALL)
+    assert any("no attention shape (the lesson's toy), so no KV cache" in i.value for i in toy.main.info)
+    assert not any("no attention shape" in i.value for i in page.main.info)  # Llama 3.1 70B: a real cache
+
+
 def test_targets_no_candidate_meets_say_why(open_app) -> None:
     at = open_app("plan", **LINK, **SMALL, ttft="1")  # p95 TTFT ≤ 1 ms: no prefill is that fast
     (warning,) = [w for w in at.warning if "No candidate" in w.value]
