@@ -230,8 +230,8 @@ def test_the_roofline_says_when_the_vector_cores_cap_the_weights_stream(open_app
     # (dashed) at the cap, bending at 312e12 × 0.5 (vLLM's MFU) ÷ 0.8125e12 = 156e12 ÷ 0.8125e12 = 192
     # FLOP/byte; the KV cache at 2.039e12 × 0.88 × 0.73 = 1.31 TB/s.
     assert (
-        "Dequantised weights stream at 812 GB/s, where the KV cache reads at 1.31 TB/s (the dashed roof, its ridge "
-        "at 192 FLOP/byte): decode sits between the two roofs" in captions(at)
+        "Dequantised weights (the dashed roof, its ridge at 192 FLOP/byte) stream at 812 GB/s, where the KV cache "
+        "reads at 1.31 TB/s: decode sits between the two roofs" in captions(at)
     )
     at = open_app("roofline", model="llama-3.1-8b", gpu="rtx-4090", engine="vllm", wbits="4.5")
     assert "Unpacking caps" not in " ".join(m.value for m in at.main.markdown)

@@ -120,6 +120,18 @@ def test_the_sweeps_words_follow_its_numbers(default_page, open_app):
     assert "barely moves" not in captions
 
 
+def test_a_step_compute_bound_left_of_the_ridge_says_why(open_app):
+    # Qwen3-30B-A3B 4.5-bit on an RTX 4090 under llama.cpp: its 200-token prompt does 78.9 FLOP/byte, left of
+    # the 110 ridge, yet is compute-bound (each expert pays 100 tokens of tile padding); Llama 3.1 70B fp8's
+    # batch 739 at 586 FLOP/byte is compute-bound left of 591 (its attention multiplies at half the rate).
+    at = open_app("roofline", model="qwen3-30b-a3b", gpu="rtx-4090", engine="llama.cpp", wbits="4.5")
+    captions = "\n".join(c.value for c in at.main.caption)
+    assert "78.9 FLOP/byte, compute-bound although left of the ridge (110 FLOP/byte)." in captions
+    at = open_app("roofline", **LLAMA_70B_FP8)
+    captions = "\n".join(c.value for c in at.main.caption)
+    assert "so a batch a little left of the ridge is already compute-bound (batch 739 at 586 FLOP/byte)" in captions
+
+
 def test_weights_that_do_not_fit_warn(open_app):
     # Llama 3.1 70B in fp16 on one 80 GB GPU: 70.55e9 × 2 = 141.1 GB of weights alone.
     at = open_app("roofline", model="llama-3.1-70b", gpu="h100-sxm", gpus="1", wbits="16")
