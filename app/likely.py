@@ -79,6 +79,13 @@ def engine_phrase(scenario: Scenario) -> str:
         if _derated(scenario)
         else ""
     )
+    host_s = scenario.machine.host_time_s
+    if host_s:  # an eager engine's pace is its host's: its GPU shares alone would make it look the most efficient
+        per_layer = fmt.ms(host_s / (scenario.model.layers or 1), 2)
+        return (
+            f"{engine_name(scenario)} (the host's {per_layer} a layer of launches; on the GPU MBU "
+            f"{fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{edited}{on})"
+        )
     return f"{engine_name(scenario)} (MBU {fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{edited}{on})"
 
 
