@@ -243,7 +243,9 @@ def cost_split_table(scenario: Scenario, est: Estimate) -> pd.DataFrame:
             "share of the bill",
         ],
     )
-    return frame.set_index("billed as")
+    # The money first: a phone shows the index and one or two columns.
+    order = ["USD per month", "share of the bill", "USD per reply", "tokens per reply", "USD per million tokens"]
+    return frame.set_index("billed as")[order]
 
 
 def short_long_table(short: Estimate, long: Estimate) -> pd.DataFrame:

@@ -113,4 +113,14 @@ def table(results: Sequence[Compared], measured_ms: Sequence[float | None]) -> p
                      compared.yearly_usd, latency, span, compared.note))  # fmt: skip
     columns = ["option", "what it is", "USD per reply", "USD per month", "USD per year", "latency (one reply)",
                "likely latency", "notes"]  # fmt: skip
-    return pd.DataFrame(rows, columns=columns).set_index("option")
+    # The month's bill first (a phone shows the option and a column or two), what it is after the numbers.
+    order = [
+        "USD per month",
+        "USD per reply",
+        "USD per year",
+        "latency (one reply)",
+        "likely latency",
+        "what it is",
+        "notes",
+    ]
+    return pd.DataFrame(rows, columns=columns).set_index("option")[order]

@@ -46,6 +46,7 @@ def test_the_tables_hold_the_numbers_and_download_as_csv(open_app) -> None:
     split, pair = (frame.value for frame in at.main.dataframe)
     assert split.loc["output", "USD per month"] == pytest.approx(2250)  # 500 × 1.5e-6 × 3e6
     assert split.loc["input (uncached prompt)", "share of the bill"] == pytest.approx(0.1 / 0.85)
+    assert list(split.columns[:2]) == ["USD per month", "share of the bill"]  # the money first, for a phone
     assert list(pair.index) == ["short reply", "long reply"]
     assert pair["latency (ms)"].tolist() == pytest.approx([359.3333, 3509.3333], rel=1e-6)
     assert pair["USD per reply"].tolist() == pytest.approx([0.000175, 0.000850])

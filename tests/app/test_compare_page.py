@@ -57,6 +57,7 @@ def test_the_self_hosted_options_name_the_sidebars_engine(open_app) -> None:
     assert "on the sidebar's engine (llama.cpp (NVIDIA, Intel, AMD Instinct))" in intro
     table = at.main.dataframe[0].value
     assert table["what it is"].iloc[2].endswith("self-hosted on llama.cpp (NVIDIA, Intel, AMD Instinct)")
+    assert table.columns[0] == "USD per month"  # the bill first: a phone shows the option and a column or two
     typical = open_app("compare", **TRAFFIC)
     assert "on the sidebar's engine (the typical engine)" in unescape(typical.main.markdown[0].value)
 
