@@ -176,7 +176,10 @@ def _shows_scenario(page: str) -> bool:
     a loaded file): a workshop's room doing the lesson sees its predictions alone, and each
     rerun skips some twenty widgets it would not use.
     """
-    if page not in SCENARIO_FREE_PAGES or widgets.scenario_held():
+    if page not in SCENARIO_FREE_PAGES:
+        return True
+    if widgets.scenario_held():  # a link's scenario: shown, and said not to change this page
+        st.caption(words.SCENARIO_NOT_HERE)
         return True
     shown = st.toggle(
         "Show the scenario the other pages use",

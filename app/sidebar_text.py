@@ -32,6 +32,10 @@ SCENARIO_HIDDEN = (
     "The traffic, prices, model and GPU the other pages use are hidden here: this page always runs the "
     "lesson's toy machine. They keep their values, and a shared link shows them."
 )
+SCENARIO_NOT_HERE = (
+    "The scenario below is the one the other pages use (from the link): this page always runs the lesson's "
+    "toy machine, so editing it changes nothing here."
+)
 WEIGHT_FORMATS = {16: "fp16 / bf16", 8: "fp8 / int8", 4.5: "int4 with group scales (AWQ, GPTQ), MXFP4", 4: "NVFP4"}
 
 

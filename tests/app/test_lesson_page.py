@@ -162,6 +162,8 @@ def test_a_scenario_of_its_own_is_shown_on_the_lesson(open_app):
     assert at.selectbox(key="model").value == "llama-3.1-8b" and at.number_input(key="out").value == 800
     assert at.query_params["model"] == "llama-3.1-8b"
     assert "sb_show_scenario" not in {t.key for t in at.sidebar.toggle}  # nothing to ask for: it is all shown
+    # ...and said not to change this page, which runs the lesson's toy machine whatever it holds.
+    assert any("editing it changes nothing here" in c.value for c in at.sidebar.caption)
     # A value set on another page in this session is one of its own too.
     at = open_app()
     at.number_input(key="out").set_value(900).run()
