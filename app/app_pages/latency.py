@@ -87,8 +87,11 @@ st.plotly_chart(config=PLOTLY_CONFIG, figure_or_data=line_figure)
 capped = f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast."
 st.caption(
     f"Seed {seed}, {SIMULATIONS[simulation]}: each of the {fmt.count(sum(sim_tokens))} simulated decode steps takes "
-    f"TPOT × (1 ± up to {JITTER:.0%}). Least squares recovers the slope (TPOT) and the intercept (TTFT); "
-    f"R² = {sim_fit.r_squared:.6f}.{capped if out > SIMULATED_OUTPUT_CAP else ''}"
+    f"TPOT × (1 ± up to {JITTER:.0%}). Least squares fits the slope (TPOT, "
+    f"{fmt.percent(abs(sim_fit.tpot_s / est.tpot_s - 1))} off the model's) and the intercept (TTFT, "
+    f"{fmt.percent(abs(sim_fit.ttft_s / est.ttft_s - 1))} off: it carries the jitter of every step"
+    f"{' and the line’s bend' if grows else ''}); R² = {sim_fit.r_squared:.6f}."
+    f"{capped if out > SIMULATED_OUTPUT_CAP else ''}"
 )
 model_ms = compute.cached_latency_line(scenario, sim_tokens) * 1e3
 table = pd.DataFrame({"output_tokens": sim_tokens, "latency_ms": np.asarray(sim_s) * 1e3, "model_latency_ms": model_ms})

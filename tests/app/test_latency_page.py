@@ -35,6 +35,9 @@ def test_model_and_fitted_values_at_the_defaults(default_page):
     # (a 200-token prompt, not 500), so the intercept is 24.31 - 14.00 = 10.31 ms.
     assert shown["TPOT, fitted (slope)"] == "6.999 ms"
     assert shown["TTFT, fitted (intercept)"] == "10.31 ms"
+    # The caption says how far each lands, not that least squares "recovers" them: 6.999 ÷ 7 is 0.0 % off,
+    # 10.31 ÷ 9.33 is 10.4 % (every step's jitter lands in the intercept).
+    assert "fits the slope (TPOT, 0.0% off the model's) and the intercept (TTFT, 10.4% off" in text(default_page)
 
 
 def test_simulated_table_is_the_lab_shifted_by_the_prompt(default_page):
