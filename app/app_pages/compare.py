@@ -28,7 +28,7 @@ st.title("Compare")
 st.markdown(
     f"For the sidebar's traffic: **{fmt.count(pricing.replies_per_day)} replies a day**, "
     f"{fmt.count(work.prompt_tokens)}-token prompts, {fmt.count(work.output_tokens)}-token replies. A self-hosted option is "
-    f"the Capacity plan's cheapest fleet on that GPU, on the sidebar's engine ({served_by(scenario)}), at "
+    f"the Capacity plan's cheapest fleet on that GPU, served by the sidebar's engine, {served_by(scenario)}, at "
     f"its targets (p{spec.ttft_percentile} TTFT ≤ "
     f"{fmt.duration(spec.ttft_target_s)}, {spec.tokens_per_s_per_user:g} tokens/s per user"
     + fmt.gpu_discount(spec.gpu_discount)

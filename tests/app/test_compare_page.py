@@ -54,12 +54,12 @@ def test_the_self_hosted_options_name_the_sidebars_engine(open_app) -> None:
     # "what it is" say which engine the fleet was sized on, so a flipped verdict has its reason on the page.
     at = open_app("compare", **TRAFFIC, engine="llama.cpp", gpu="l4")
     intro = unescape(at.main.markdown[0].value)
-    assert "on the sidebar's engine (llama.cpp (NVIDIA, Intel, AMD Instinct))" in intro
+    assert "served by the sidebar's engine, llama.cpp (NVIDIA, Intel, AMD Instinct), at its targets" in intro
     table = at.main.dataframe[0].value
     assert table["what it is"].iloc[2].endswith("self-hosted on llama.cpp (NVIDIA, Intel, AMD Instinct)")
     assert table.columns[0] == "USD per month"  # the bill first: a phone shows the option and a column or two
     typical = open_app("compare", **TRAFFIC)
-    assert "on the sidebar's engine (the typical engine)" in unescape(typical.main.markdown[0].value)
+    assert "served by the sidebar's engine, the typical engine, at" in unescape(typical.main.markdown[0].value)
 
 
 def test_a_typed_latency_shows_as_measured(open_app) -> None:
