@@ -226,26 +226,25 @@ def cost_split_table(scenario: Scenario, est: Estimate) -> pd.DataFrame:
         [
             (
                 name,
-                tokens,
-                price,
-                usd,
                 float(monthly_cost_usd(usd, pricing.replies_per_day, pricing.days_per_month)),
                 usd / total if total else math.nan,
+                usd,
+                tokens,
+                price,
             )
             for name, tokens, price, usd in rows
         ],
+        # The money first: a phone shows the index and one or two columns.
         columns=[
             "billed as",
-            "tokens per reply",
-            "USD per million tokens",
-            "USD per reply",
             "USD per month",
             "share of the bill",
+            "USD per reply",
+            "tokens per reply",
+            "USD per million tokens",
         ],
     )
-    # The money first: a phone shows the index and one or two columns.
-    order = ["USD per month", "share of the bill", "USD per reply", "tokens per reply", "USD per million tokens"]
-    return frame.set_index("billed as")[order]
+    return frame.set_index("billed as")
 
 
 def short_long_table(short: Estimate, long: Estimate) -> pd.DataFrame:

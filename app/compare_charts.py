@@ -109,18 +109,9 @@ def table(results: Sequence[Compared], measured_ms: Sequence[float | None]) -> p
             if compared.latency_low_s is not None and compared.latency_high_s is not None
             else ""
         )
-        rows.append((compared.option, compared.label, compared.cost_per_reply_usd, compared.monthly_usd,
-                     compared.yearly_usd, latency, span, compared.note))  # fmt: skip
-    columns = ["option", "what it is", "USD per reply", "USD per month", "USD per year", "latency (one reply)",
-               "likely latency", "notes"]  # fmt: skip
+        rows.append((compared.option, compared.monthly_usd, compared.cost_per_reply_usd, compared.yearly_usd,
+                     latency, span, compared.label, compared.note))  # fmt: skip
     # The month's bill first (a phone shows the option and a column or two), what it is after the numbers.
-    order = [
-        "USD per month",
-        "USD per reply",
-        "USD per year",
-        "latency (one reply)",
-        "likely latency",
-        "what it is",
-        "notes",
-    ]
-    return pd.DataFrame(rows, columns=columns).set_index("option")[order]
+    columns = ["option", "USD per month", "USD per reply", "USD per year", "latency (one reply)", "likely latency",
+               "what it is", "notes"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns).set_index("option")

@@ -128,6 +128,11 @@ def plural(value: float, one: str, many: str | None = None) -> str:
     return f"{shown} {one if shown == '1' else many or one + 's'}"
 
 
+def listed(parts: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def tokens(value: float) -> str:
     """'1 token', '51,200 tokens'."""
     return plural(value, "token")

@@ -16,7 +16,7 @@ import numpy as np
 from app import formatting as fmt
 from app.figures import Numbers
 from core.efficiency import IDEAL, efficiency_base
-from core.engine import ALIASES, ENGINES
+from core.engine import ALIASES, ENGINES, in_words
 from core.estimate import Estimate
 from core.parallel import Machine, unpacking_bytes_per_s
 from core.ranges import COVERAGE, EXTRAPOLATION_WIDENING, LikelyRange, likely_range, spread
@@ -49,10 +49,7 @@ def engine_name(scenario: Scenario) -> str:
     label = scenario.efficiency.label
     if label == IDEAL.label:
         return "ideal physics"
-    profile_id = ALIASES.get(label, label)
-    if profile_id == "typical":
-        return "the typical engine"
-    return ENGINES[profile_id].name if profile_id in ENGINES else "a custom engine"
+    return in_words(label) if ALIASES.get(label, label) in ENGINES else "a custom engine"
 
 
 def efficiency_edited(scenario: Scenario) -> bool:
@@ -79,14 +76,17 @@ def engine_phrase(scenario: Scenario) -> str:
         if _derated(scenario)
         else ""
     )
-    host_s = scenario.machine.host_time_s
-    if host_s:  # an eager engine's pace is its host's: its GPU shares alone would make it look the most efficient
-        per_layer = fmt.ms(host_s / (scenario.model.layers or 1), 2)
+    if scenario.machine.host_time_s:  # an eager engine's pace is its host's: its GPU shares alone would flatter it
         return (
-            f"{engine_name(scenario)} (the host's {per_layer} a layer of launches; on the GPU MBU "
+            f"{engine_name(scenario)} (the host's {_host_per_layer(scenario)} a layer of launches; on the GPU MBU "
             f"{fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{edited}{on})"
         )
     return f"{engine_name(scenario)} (MBU {fmt.percent(e.mbu)}, MFU {fmt.percent(e.mfu)}{edited}{on})"
+
+
+def _host_per_layer(scenario: Scenario) -> str:
+    """'1.17 ms': an eager engine's launches per layer, from the scenario (the fit's, or the user's own)."""
+    return fmt.ms(scenario.machine.host_time_s / (scenario.model.layers or 1), 2)
 
 
 def _derated(scenario: Scenario) -> bool:
@@ -177,13 +177,12 @@ def range_note(scenario: Scenario, rng: LikelyRange | None) -> str:
     if rng is None:
         return NO_RANGE
     # An eager engine's range is its own regime's (core.ranges.regime), sized on eager rows alone.
-    host_s, layers = scenario.machine.host_time_s, scenario.model.layers or 1
     host = (
         " This engine's steps wait on its host's kernel launches, whose speed depends on the host's CPU "
-        f"(measured hosts launch a layer in about 0.45-1.2 ms; here {fmt.ms(host_s / layers, 2)}), so its "
+        f"(measured hosts launch a layer in about 0.45-1.2 ms; here {_host_per_layer(scenario)}), so its "
         "range is sized on eager engines' measurements alone: on a fast host a token may take "
         f"{math.exp(spread(scenario, 'tpot').low):.2f}× the estimate."
-        if host_s
+        if scenario.machine.host_time_s
         else ""
     )
     return (

@@ -106,10 +106,12 @@ def ttft_meaning(scenario: Scenario) -> str:
 
 def prompt_vs_output_meaning(scenario: Scenario) -> str:
     """The "Prompt vs output token" tile's words: the prefill pass alone, as the Latency line's asymmetry counts it."""
-    meaning = "One output token takes as long as this many prompt tokens: prompt tokens share one pass."
-    if scenario.efficiency.request_overhead_s > 0:
-        return meaning[:-1] + " (the pass alone: the server's path is no prompt token's cost)."
-    return meaning
+    alone = (
+        " (the pass alone: the server's path is no prompt token's cost)"
+        if scenario.efficiency.request_overhead_s > 0
+        else ""
+    )
+    return f"One output token takes as long as this many prompt tokens: prompt tokens share one pass{alone}."
 
 
 def batch_output_meaning(scenario: Scenario) -> str:

@@ -144,8 +144,12 @@ def _past_the_ridge(text: str, x: float, ridge: float, x_range: tuple[float, flo
     """
     if text != "prefill" or x >= ridge:
         return x
-    crosses = math.log10(x) + _width_decades(text, x_range, PHONE_PLOT_PX) > math.log10(ridge)
-    return ridge if crosses else x
+    return ridge if _crosses_the_ridge(text, x, ridge, x_range) else x
+
+
+def _crosses_the_ridge(text: str, x: float, ridge: float, x_range: tuple[float, float]) -> bool:
+    """True when a label starting at intensity x, on a phone's plot, reaches past the ridge line."""
+    return math.log10(x) + _width_decades(text, x_range, PHONE_PLOT_PX) > math.log10(ridge)
 
 
 def _above_the_roof(
@@ -164,10 +168,10 @@ def _above_the_roof(
     a phone's plot) and would reach back across the ridge, where below-left the sloped roof crosses it.
     Above-left, the roof falls away beneath the label, as on the slope.
     """
-    phone = _width_decades(text, x_range, PHONE_PLOT_PX)
     if row is None:
         if solid_roof is None:
             return False
         on_the_roof = math.log10(float(solid_roof(x))) - math.log10(float(roof(x))) <= ON_THE_ROOF_DECADES
-        return on_the_roof and (math.log10(x) + phone > math.log10(ridge) or runs_off_a_phone(text, x, x_range))
+        return on_the_roof and (_crosses_the_ridge(text, x, ridge, x_range) or runs_off_a_phone(text, x, x_range))
+    phone = _width_decades(text, x_range, PHONE_PLOT_PX)  # turned left, its span reaches back from x
     return runs_off_a_phone(text, x, x_range) and math.log10(x) - phone < math.log10(ridge)

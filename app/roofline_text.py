@@ -175,7 +175,7 @@ def sweep_caption(est: Estimate, table: BatchSweep, critical: int | None, ceilin
             *(["the engine's per-sequence work"] if machine.sequence_overhead_s > 0 else []),
             *(["more of the experts' weights"] if model.is_moe else []),
         ]
-        why = f": each sequence adds {_listed(adds)} to every step" if adds else ""
+        why = f": each sequence adds {fmt.listed(adds)} to every step" if adds else ""
         text = (
             f"{upto} the step time rises {fmt.ratio(t_end / t1)} ({fmt.ms(t1)} → {fmt.ms(t_end)}){why}. Throughput "
             f"still climbs {fmt.ratio(gain)}: the weights are read once for the whole batch."
@@ -185,7 +185,3 @@ def sweep_caption(est: Estimate, table: BatchSweep, critical: int | None, ceilin
     if ceiling is not None and critical > ceiling:
         return text + f" The critical batch ({fmt.count(critical)}) lies past what fits: memory ends the climb first."
     return text + " Past the critical batch the maths is the wall and throughput plateaus."
-
-
-def _listed(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -28,7 +28,7 @@ from core import presets
 from core.api_prices import catalogue, lookup
 from core.billing import monthly_cost_usd, pricing_of, reply_cost
 from core.efficiency import efficiency_base
-from core.engine import EngineProfile, engine
+from core.engine import EngineProfile, engine, in_words
 from core.estimate import estimate
 from core.lengths import RequestLengths
 from core.plan import CapacityPlan, monthly_usd_at, plan
@@ -102,14 +102,14 @@ def fleet_engine(scenario: Scenario) -> EngineProfile:
 
 def served_by(scenario: Scenario) -> str:
     """The self-hosted options' engine in words: "the typical engine", "vLLM", "llama.cpp (NVIDIA, ...)"."""
-    profile = fleet_engine(scenario)
-    return "the typical engine" if profile.id == "typical" else profile.name
+    return in_words(fleet_engine(scenario).id)
 
 
 def _fleet(option: str, scenario: Scenario, spec: Plan) -> Compared:
     model_id, gpu_id = self_hosted(option) or ("", "")
     model, gpu = presets.model(model_id), presets.gpu(gpu_id)
-    engine_id, engine_words = fleet_engine(scenario).id, served_by(scenario)
+    engine_id = fleet_engine(scenario).id
+    engine_words = in_words(engine_id)
     hosted = replace(scenario, model=model, gpu=gpu, efficiency=efficiency_base(engine_id, model))
     w = scenario.workload
     result = plan(hosted, replace(spec, gpu_ids=(gpu_id,)), RequestLengths.of(w), frontiers=False)

@@ -46,6 +46,7 @@ __all__ = [
     "EngineProfile",
     "backend_for",
     "engine",
+    "in_words",
 ]
 
 # Scheduling defaults shared by the profiles below (each documented at the top of the module).
@@ -294,6 +295,12 @@ def backend_for(engine_id: str, gpu_name: str) -> str:
     if root is None:
         return engine_id
     return BACKENDS[root].get(gpu_family(gpu_name), root)
+
+
+def in_words(engine_id: str) -> str:
+    """'the typical engine', 'vLLM', 'llama.cpp (NVIDIA, Intel, AMD Instinct)': a profile as a sentence's object."""
+    profile = engine(engine_id)
+    return "the typical engine" if profile.id == TYPICAL.id else profile.name
 
 
 def engine(engine_id: str) -> EngineProfile:

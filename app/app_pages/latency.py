@@ -116,7 +116,7 @@ st.plotly_chart(
 )
 # The prefill pass alone, as the Overview's "Prompt vs output token" counts it: a server's path before the
 # first token (vLLM's 54 ms) is no prompt token's cost, and would make the ratio depend on the server.
-path_s = same.ttft_s - same.prefill.time_s
+path_s = same.latency.request_overhead_s
 before = (
     f" (the first token also waits {fmt.duration(path_s)} on the server's path, whatever the prompt)"
     if path_s > 0
