@@ -13,6 +13,7 @@ from dataclasses import replace
 import streamlit as st
 
 from app import compute, page_inputs
+from app.likely import engine_name
 from core.efficiency import efficiency_base
 from core.load import Load
 from core.plan import CapacityPlan
@@ -30,7 +31,7 @@ def searched(scenario: Scenario) -> tuple[Scenario, str]:
             "the typical engine (the sidebar's automatic choice is the lesson's ideal physics, which no real "
             "server reaches)"
         )
-    return scenario, f"the {scenario.efficiency.label} engine (the sidebar's)"
+    return scenario, f"{engine_name(scenario)} (the sidebar's)"  # "vLLM", not "the vllm engine"
 
 
 def current_plan(scenario: Scenario) -> tuple[CapacityPlan, str, list[str]]:

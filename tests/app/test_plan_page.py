@@ -91,6 +91,12 @@ def test_the_lessons_toy_model_is_said_to_have_no_kv_cache(open_app, page) -> No
     assert not any("no attention shape" in i.value for i in page.main.info)  # Llama 3.1 70B: a real cache
 
 
+def test_the_search_names_the_sidebars_engine_in_words(open_app) -> None:
+    # "Searched on vLLM (the sidebar's)", not the id in "the vllm engine".
+    at = open_app("plan", **LINK, **SMALL, engine="vllm")
+    assert "Searched on vLLM (the sidebar's), " in unescape(at.caption[0].value)
+
+
 def test_targets_no_candidate_meets_say_why(open_app) -> None:
     at = open_app("plan", **LINK, **SMALL, ttft="1")  # p95 TTFT ≤ 1 ms: no prefill is that fast
     (warning,) = [w for w in at.warning if "No candidate" in w.value]
