@@ -93,7 +93,8 @@ def likely_ranges(rng: LikelyRange | None) -> dict[str, str]:
 
 
 def ttft_meaning(scenario: Scenario) -> str:
-    w, path_s = scenario.workload, scenario.efficiency.request_overhead_s
+    w = scenario.workload
+    path_s = scenario.efficiency.request_path_s(w.gpu_count)
     # A server engine's path in and out (vLLM's 54 ms) is most of a short prompt's TTFT: say it is there.
     path = f", after the server's {fmt.duration(path_s)} path in and out" if path_s > 0 else ""
     if w.batch_size == 1:
@@ -108,7 +109,7 @@ def prompt_vs_output_meaning(scenario: Scenario) -> str:
     """The "Prompt vs output token" tile's words: the prefill pass alone, as the Latency line's asymmetry counts it."""
     alone = (
         " (the pass alone: the server's path is no prompt token's cost)"
-        if scenario.efficiency.request_overhead_s > 0
+        if scenario.efficiency.request_path_s(scenario.workload.gpu_count) > 0
         else ""
     )
     return f"One output token takes as long as this many prompt tokens: prompt tokens share one pass{alone}."

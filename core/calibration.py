@@ -38,7 +38,7 @@ def scenario_on(measurement: Measurement, profile: EngineProfile) -> Scenario:
     """The row's scenario on `profile`'s costs (no server path for an engine run in-process)."""
     efficiency = profile.efficiency(measurement.scenario.model)
     if not measurement.server:
-        efficiency = replace(efficiency, request_overhead_s=0.0)
+        efficiency = efficiency.in_process()
     return replace(measurement.scenario, efficiency=efficiency)
 
 

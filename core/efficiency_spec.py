@@ -6,7 +6,8 @@ costs flattened for a model) is `core.efficiency`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from core.fields import described, validate
 from core.units import S_PER_MS, S_PER_US
@@ -26,7 +27,9 @@ class Efficiency:
     bookkeeping), which is why real servers fall short of the roofline at large batches;
     allreduce_latency_s: the fixed cost of one all-reduce under tensor
     parallelism; request_overhead_s: the server's path per request (HTTP, tokenising,
-    scheduling, streaming the first token back), added once to the TTFT; stream_overhead_s:
+    scheduling, streaming the first token back), added once to the TTFT;
+    request_overhead_per_doubling_s: what that path adds each time the tensor-parallel GPUs
+    double (a server that hands every request to every GPU's worker); stream_overhead_s:
     what that path adds per request already in flight, under load (the load model only);
     expert_overhead_s: a mixture of experts' fixed cost per expert GEMM (each expert a
     layer runs per pass); expert_padding_tokens: the tokens of maths each expert's prompt
@@ -77,6 +80,12 @@ class Efficiency:
         high=10, step=1, flag="--request-overhead-ms",
         help="The server's path per request (HTTP, tokenising, scheduling), added once to the TTFT, ms; "
         "0 for an engine run in-process.",
+    )  # fmt: skip
+    request_overhead_per_doubling_s: float = described(
+        0.0, key="reqdoubling", kind=float, label="Overhead per request per GPU doubling (ms)", unit="ms",
+        scale=S_PER_MS, low=0, high=1, step=1, flag="--request-overhead-per-doubling-ms",
+        help="Several GPUs in tensor parallel: what the server's path per request adds each time the GPUs "
+        "double (it hands every request to every GPU's worker), ms: 2 GPUs add it once, 8 three times.",
     )  # fmt: skip
     stream_overhead_s: float = described(
         0.0, key="streamoverhead", kind=float, label="Overhead per stream in flight (µs)", unit="µs",
@@ -134,6 +143,7 @@ class Efficiency:
             self.sequence_overhead_s,
             self.allreduce_latency_s,
             self.request_overhead_s,
+            self.request_overhead_per_doubling_s,
             self.stream_overhead_s,
             self.expert_overhead_s,
             self.expert_padding_tokens,
@@ -141,3 +151,14 @@ class Efficiency:
         )
         shares = (self.mbu, self.mfu, self.dequant_bandwidth, self.dequant_compute)
         return all(cost == 0 for cost in costs) and shares == (1, 1, 1, 1)
+
+    def request_path_s(self, gpu_count: int) -> float:
+        """The server's path per request on `gpu_count` GPUs: its base + one increment per doubling.
+
+        Example: SGLang's 42 ms + 16 ms per doubling → 42 ms on one GPU, 42 + 16 × log2(8) = 90 ms on 8.
+        """
+        return self.request_overhead_s + self.request_overhead_per_doubling_s * math.log2(gpu_count)
+
+    def in_process(self) -> Efficiency:
+        """These costs with no server in front: an engine run in-process has no path per request."""
+        return replace(self, request_overhead_s=0.0, request_overhead_per_doubling_s=0.0)

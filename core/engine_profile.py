@@ -75,6 +75,9 @@ class EngineProfile:
     # Under load, per request already in flight, added to a new request's TTFT: its first token goes
     # out through the server loop that streams every other request's tokens (the load model only).
     stream_overhead_s: float = 0.0
+    # Each time the tensor-parallel GPUs double, added to the path per request: a server whose
+    # scheduler hands every request to every GPU's worker (`Efficiency.request_path_s`).
+    request_overhead_per_doubling_s: float = 0.0
     # The host issues each iteration's kernels while the GPU runs the ones before (eager PyTorch,
     # no CUDA graphs): the launches overlap the GPU's work, and an iteration takes the longer.
     launches_overlap: bool = False
@@ -129,6 +132,7 @@ class EngineProfile:
             sequence_overhead_s=self.sequence_overhead_s,
             allreduce_latency_s=self.allreduce_latency_s,
             request_overhead_s=self.request_overhead_s,
+            request_overhead_per_doubling_s=self.request_overhead_per_doubling_s,
             stream_overhead_s=self.stream_overhead_s,
             expert_overhead_s=self.expert_overhead_s,
             expert_padding_tokens=self.expert_padding_tokens,

@@ -198,7 +198,7 @@ def measurement(row: dict[str, str]) -> Measurement:
     server = row["harness"] == "server"
     efficiency = efficiency_base(profile, model)
     if not server:  # run in-process: no request path in front of the engine
-        efficiency = replace(efficiency, request_overhead_s=0.0)
+        efficiency = efficiency.in_process()
     scenario = Scenario(
         model=model,
         gpu=_gpu(row),

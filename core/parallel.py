@@ -45,7 +45,7 @@ class Machine:
     weight_bandwidth_bytes_per_s: float
     weight_compute_flops_per_s: float
     attention_flops_per_s: float  # attention's matmuls, at Precision.attention_bits
-    request_overhead_s: float  # once per request, added to its TTFT
+    request_overhead_s: float  # once per request, added to its TTFT (at this GPU count: Efficiency.request_path_s)
     stream_overhead_s: float  # under load, per request already in flight, added to a new one's TTFT
     expert_overhead_s: float  # per expert GEMM a step runs (MoE layers × distinct experts touched)
     expert_padding_tokens: float  # tokens of maths each expert's prompt matmul pays beyond its own, per pass
@@ -114,7 +114,7 @@ def effective_machine(
         weight_bandwidth_bytes_per_s=weight_bandwidth if dequantised else bandwidth,
         weight_compute_flops_per_s=compute * efficiency.dequant_compute if dequantised else compute,
         attention_flops_per_s=attention,
-        request_overhead_s=efficiency.request_overhead_s,
+        request_overhead_s=efficiency.request_path_s(gpu_count),
         stream_overhead_s=efficiency.stream_overhead_s,
         expert_overhead_s=efficiency.expert_overhead_s,
         expert_padding_tokens=efficiency.expert_padding_tokens,

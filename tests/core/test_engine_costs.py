@@ -271,6 +271,18 @@ def test_a_server_adds_its_path_to_the_ttft_once():
     assert IDEAL.request_overhead_s == 0 and IDEAL.is_ideal
 
 
+@pytest.mark.parametrize(("gpu_count", "path_ms"), [(1, 54.0), (2, 68.0), (4, 82.0), (8, 96.0)])
+def test_sglang_path_grows_with_each_doubling_of_the_gpus(gpu_count, path_ms):
+    # SGLang's path is vLLM's 54 ms + 14 ms per doubling of the tensor-parallel GPUs (its scheduler
+    # hands each request to every worker): 1 GPU 54 ms, 2 → 54 + 14 = 68, 4 → 54 + 28 = 82,
+    # 8 → 54 + 3 × 14 = 96 ms. Qwen3-30B-A3B fp8 on H200s (a KV cache), one 610-token prompt.
+    served = estimate_on("qwen3-30b-a3b", "h200", "sglang", Precision(8, 8), prompt_tokens=610, gpu_count=gpu_count)
+    assert served.ttft_s - served.prefill.time_s == pytest.approx(path_ms / 1e3, rel=1e-9)
+    # Run in-process (a measurement's offline harness), the engine has no path at all.
+    efficiency = served.scenario.efficiency.in_process()
+    assert efficiency.request_path_s(gpu_count) == 0
+
+
 def test_every_engine_is_an_efficiency_base_and_a_link():
     model = presets.model("llama-3.1-8b")
     for engine_id, profile in ENGINES.items():

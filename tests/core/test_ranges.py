@@ -157,10 +157,11 @@ def test_the_lesson_gets_a_range_too():
 
 def test_ranges_sized_without_a_set_hold_about_80_percent_of_it():
     # Each held-out set judged by spreads sized on the others alone: at the 8th-92nd percentiles
-    # 547 of 677 rows (80.8 %) fall inside; at the 10th-90th only 527 (77.8 %), which is why
-    # SIZING_LEVEL is 0.84 and not COVERAGE itself. (538 and 517 before eager engines were a regime
-    # of their own; 540 and 522 before HF transformers' host launches overlapped its GPU work.)
+    # 546 of 677 rows (80.7 %) fall inside; at the 10th-90th only 524 (77.4 %), which is why
+    # SIZING_LEVEL is 0.84 and not COVERAGE itself. (547 and 527 before SGLang's path grew with its
+    # GPUs; 538 and 517 before eager engines were a regime of their own; 540 and 522 before HF
+    # transformers' host launches overlapped its GPU work.)
     sets = {name: list(load(name)) for name in SIZED_ON}
     at_level = leave_one_set_out(sets)[0]
-    assert (at_level.group, at_level.rows, at_level.inside) == ("all", 677, 547)
-    assert leave_one_set_out(sets, COVERAGE)[0].inside == 527
+    assert (at_level.group, at_level.rows, at_level.inside) == ("all", 677, 546)
+    assert leave_one_set_out(sets, COVERAGE)[0].inside == 524
