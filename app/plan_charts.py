@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 from app import formatting as fmt
 from app import theme
 from app.figures import axis, figure, line, points
+from core.candidates import Setup
 from core.cli.plan_report import CANDIDATE_KEYS, option_json
 from core.plan import CapacityPlan
 from core.plan import frontiers as frontiers_of
@@ -50,10 +51,17 @@ def shown_options(result: CapacityPlan) -> list[Option]:
     return [replace(o, frontier=f) for o, f in zip(shown, frontiers_of(result, shown), strict=True)]
 
 
+def setup_label(setup: Setup) -> str:
+    """A candidate in a few words, the same in the tables and the charts' legends: "h100-sxm, TP 2, 8-bit".
+
+    The GPU's id, not its name: a phone shows a table's first column or two, and a legend's width.
+    """
+    return f"{setup.gpu.id}, TP {setup.gpus_per_replica}, {setup.precision_name}"
+
+
 def _name(option: Option) -> str:
-    setup = option.setup
     tail = "" if option.meets_targets else f" ({option.problem.value if option.problem else '?'})"
-    return f"{setup.gpu.id}, TP {setup.gpus_per_replica}, {setup.precision_name}{tail}"  # ids: short on a phone
+    return setup_label(option.setup) + tail
 
 
 def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | None = None) -> go.Figure:
@@ -97,15 +105,15 @@ def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | 
     )
 
 
-# The money first (a phone shows the first two or three columns): what decides the ranking, then the setup.
+# A phone shows the first two or three columns: the candidate in a few words (`setup_label`, pinned
+# on the page), then the money that decides the ranking, then the rest; the GPU's full name after.
 # The $ per M tokens is the GPUs' cost at the peak's load, not the month's bill over its tokens: said so.
+SETUP = "setup"
 PER_M_AT_PEAK = "$ per M output tokens, at the peak's load"
 RANKED_COLUMNS = {
-    "gpu_name": "GPU",
     "monthly_cost_autoscaled_usd": "$ a month, autoscaled",
     "monthly_cost_peak_usd": "$ a month, sized for the peak",
-    "gpus_per_replica": "GPUs per replica",
-    "precision": "precision",
+    "gpu_name": "GPU",
     "concurrency_per_replica": "requests in flight per replica",
     "replicas_at_peak": "replicas at peak",
     "total_gpus_at_peak": "GPUs at peak",
@@ -120,15 +128,16 @@ def ranked_table(result: CapacityPlan) -> pd.DataFrame:
     """The candidates that meet every target, cheapest first, with the columns a reader compares."""
     rows = [option_json(o, result.spec.ttft_quantile) for o in result.ranked]
     frame = pd.DataFrame(rows, columns=list(CANDIDATE_KEYS))[list(RANKED_COLUMNS)].rename(columns=RANKED_COLUMNS)
+    frame.insert(0, SETUP, [setup_label(o.setup) for o in result.ranked])
     frame.index = pd.RangeIndex(1, len(frame) + 1, name="rank")
     return frame
 
 
 def failures_table(result: CapacityPlan) -> pd.DataFrame:
     """Every candidate not ranked, with its reason in words (none is dropped silently)."""
-    rows = [(o.setup.gpu.name, o.setup.gpus_per_replica, o.setup.precision_name,
-             o.problem.value if o.problem else "", o.reason) for o in result.failures]  # fmt: skip
-    return pd.DataFrame(rows, columns=["GPU", "GPUs per replica", "precision", "why not", "details"])
+    rows = [(setup_label(o.setup), o.problem.value if o.problem else "", o.reason, o.setup.gpu.name)
+            for o in result.failures]  # fmt: skip
+    return pd.DataFrame(rows, columns=[SETUP, "why not", "details", "GPU"])
 
 
 def csv_table(result: CapacityPlan) -> pd.DataFrame:

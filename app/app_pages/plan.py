@@ -69,6 +69,7 @@ if result.ranked:
     st.dataframe(
         plan_charts.ranked_table(result),
         column_config={
+            plan_charts.SETUP: st.column_config.TextColumn(pinned=True),
             plan_charts.PER_M_AT_PEAK: st.column_config.NumberColumn(format="$%.3g"),
             "$ a month, autoscaled": st.column_config.NumberColumn(format="$%,.0f"),
             "$ a month, sized for the peak": st.column_config.NumberColumn(format="$%,.0f"),
@@ -92,7 +93,11 @@ if result.failures:
         f"Not ranked ({fmt.count(len(result.failures))}), and why", key="plan_failures_open", on_change="rerun"
     )
     if failures.open:
-        failures.dataframe(plan_charts.failures_table(result), hide_index=True)
+        failures.dataframe(
+            plan_charts.failures_table(result),
+            hide_index=True,
+            column_config={plan_charts.SETUP: st.column_config.TextColumn(pinned=True)},
+        )
 
 st.subheader("The frontier: throughput per GPU against speed per user")
 tokens_chart, dollars_chart = compute.cached_frontier_figures(result)

@@ -64,6 +64,10 @@ def test_every_candidate_is_in_the_tables_and_the_csv(open_app) -> None:
     ranked, failed = page.dataframe[0].value, page.dataframe[1].value
     assert len(ranked) == len(expected.ranked) and len(failed) == len(expected.failures)
     assert list(ranked["GPU"]) == [o.setup.gpu.name for o in expected.ranked]  # cheapest first
+    # Each candidate's setup in words, as the frontier's legend names it: "h200, TP 2, 8-bit".
+    assert list(ranked["setup"]) == [
+        f"{o.setup.gpu.id}, TP {o.setup.gpus_per_replica}, {o.setup.precision_name}" for o in expected.ranked
+    ]
     assert set(failed["why not"]) <= {"does not fit", "cannot split", "too slow to stream", "misses TTFT"}
     # The CSV's content is plan_charts.csv_table (tests/app/test_plan_charts.py); here, that it is offered.
     assert [b.proto.label for b in page.main.get("download_button")] == ["Download every candidate (CSV)"]
