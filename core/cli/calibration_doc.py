@@ -40,7 +40,8 @@ _SET_NAMES = {
     "fresh20": "**fresh20** (single requests on consumer GPUs, Apple, Strix Halo and a DGX Spark, gathered last; judged once; 6 sources)",
     "fresh21": "**fresh21** (vLLM's static batches of Llama 3.3 70B on 4 × H100, gathered beside fresh20; judged once; 1 source)",
     "fresh22": "**fresh22** (single requests through vLLM and SGLang servers, llama.cpp on GeForce cards; judged once; 8 sources)",
-    "fresh23": "**fresh23** (single requests on an M2 Max and an M3 Ultra through Rapid-MLX, Ollama on an RTX 3090, gathered last; judged once; 3 sources)",
+    "fresh23": "**fresh23** (single requests on an M2 Max and an M3 Ultra through Rapid-MLX, Ollama on an RTX 3090; judged once; 3 sources)",
+    "fresh24": "**fresh24** (SGLang's gpt-oss-120b decode at batch 1 on 4 × B200 and 8 × H100, gathered last; judged once; 1 source)",
 }
 
 

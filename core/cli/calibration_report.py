@@ -52,7 +52,8 @@ TITLES = {
     "fresh20": "fresh20 set (six new sources, single requests on consumer and workstation GPUs, Apple and Strix Halo: llama.cpp, MLX, TensorRT-LLM on a DGX Spark; judged once)",
     "fresh21": "fresh21 set (one new source, vLLM's static batches of Llama 3.3 70B on 4 × H100; gathered beside fresh20, judged once)",
     "fresh22": "fresh22 set (single requests through vLLM and SGLang servers, llama.cpp on GeForce cards; judged once)",
-    "fresh23": "fresh23 set (single requests on Apple M2 Max and M3 Ultra through Rapid-MLX, Ollama on an RTX 3090; gathered last, judged once)",
+    "fresh23": "fresh23 set (single requests on Apple M2 Max and M3 Ultra through Rapid-MLX, Ollama on an RTX 3090; judged once)",
+    "fresh24": "fresh24 set (one new source, SGLang's gpt-oss-120b decode on 4 × B200 and 8 × H100; gathered last, judged once)",
 }
 
 
