@@ -155,7 +155,7 @@ class Efficiency:
     def request_path_s(self, gpu_count: int) -> float:
         """The server's path per request on `gpu_count` GPUs: its base + one increment per doubling.
 
-        Example: SGLang's 42 ms + 16 ms per doubling → 42 ms on one GPU, 42 + 16 × log2(8) = 90 ms on 8.
+        Example: SGLang's 54 ms + 14 ms per doubling → 54 ms on one GPU, 54 + 14 × log2(8) = 96 ms on 8.
         """
         return self.request_overhead_s + self.request_overhead_per_doubling_s * math.log2(gpu_count)
 
