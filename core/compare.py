@@ -108,9 +108,8 @@ def served_by(scenario: Scenario) -> str:
 def _fleet(option: str, scenario: Scenario, spec: Plan) -> Compared:
     model_id, gpu_id = self_hosted(option) or ("", "")
     model, gpu = presets.model(model_id), presets.gpu(gpu_id)
-    engine_id = fleet_engine(scenario).id
-    engine_words = in_words(engine_id)
-    hosted = replace(scenario, model=model, gpu=gpu, efficiency=efficiency_base(engine_id, model))
+    engine_words = served_by(scenario)
+    hosted = replace(scenario, model=model, gpu=gpu, efficiency=efficiency_base(fleet_engine(scenario).id, model))
     w = scenario.workload
     result = plan(hosted, replace(spec, gpu_ids=(gpu_id,)), RequestLengths.of(w), frontiers=False)
     label = f"{model.name} on {gpu.name}, self-hosted on {engine_words}"
