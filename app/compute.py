@@ -195,9 +195,11 @@ def cached_frontier_figures(result: CapacityPlan) -> tuple[go.Figure, go.Figure]
 
 
 @st.cache_resource(max_entries=32, hash_funcs=_HASH, show_spinner="Pricing the options…")
-def cached_compare(options: tuple[str, ...], scenario: Scenario, spec: Plan, pinned: Scenario | None) -> list[Compared]:
-    """Each option's bill and speed (a self-hosted one runs a plan on its GPU): frozen results, shared."""
-    return compare(options, scenario, spec, pinned)
+def cached_compare(
+    options: tuple[str, ...], scenario: Scenario, spec: Plan, pinned: Scenario | None, engine_id: str
+) -> list[Compared]:
+    """Each option's bill and speed (a self-hosted one runs a plan on its GPU, on `engine_id`): frozen results, shared."""
+    return compare(options, scenario, spec, pinned, engine_id)
 
 
 @st.cache_data(max_entries=64, hash_funcs=_HASH, show_spinner=False)

@@ -27,8 +27,8 @@ import numpy as np
 from core import presets
 from core.api_prices import catalogue, lookup
 from core.billing import monthly_cost_usd, pricing_of, reply_cost
-from core.efficiency import efficiency_base
-from core.engine import EngineProfile, engine, in_words
+from core.efficiency import IDEAL, efficiency_base
+from core.engine import TYPICAL, in_words
 from core.estimate import estimate
 from core.lengths import RequestLengths
 from core.plan import CapacityPlan, monthly_usd_at, plan
@@ -92,24 +92,30 @@ def _api(option: str, scenario: Scenario) -> Compared:
     )  # fmt: skip
 
 
-def fleet_engine(scenario: Scenario) -> EngineProfile:
-    """The engine a self-hosted option runs on: the sidebar's, or the typical engine for the lesson's ideal machine.
+def fleet_engine_id(scenario: Scenario) -> str:
+    """The engine a self-hosted option is sized on, by default: the scenario's, ideal physics included.
 
-    Its costs move a fleet's bill several-fold (Llama 3.1 8B on an L4: $683 a month on the typical engine,
-    $5,011 on llama.cpp's four slots), so the option's label names it (`served_by`)."""
-    return engine(scenario.efficiency.label if scenario.efficiency.label != "ideal" else "typical")
+    Ideal on the lesson's toy GPU is the automatic choice there (`default_efficiency`), and a fleet
+    of real GPUs then runs on the typical engine, as the Capacity plan's search does; chosen for a
+    real GPU, ideal is kept, as the plan keeps it. Its costs move a fleet's bill several-fold
+    (Llama 3.1 8B on an L4: $683 a month on the typical engine, $5,011 on llama.cpp's four slots),
+    so the option's label names it (`served_by`)."""
+    label = scenario.efficiency.label
+    if label == IDEAL.label:
+        return TYPICAL.id if scenario.gpu.id == presets.TOY_GPU_ID else IDEAL.label
+    return label
 
 
-def served_by(scenario: Scenario) -> str:
-    """The self-hosted options' engine in words: "the typical engine", "vLLM", "llama.cpp (NVIDIA, ...)"."""
-    return in_words(fleet_engine(scenario).id)
+def served_by(engine_id: str) -> str:
+    """The self-hosted options' engine in words: "the typical engine", "vLLM", "ideal physics (the lesson's)"."""
+    return "ideal physics (the lesson's)" if engine_id == IDEAL.label else in_words(engine_id)
 
 
-def _fleet(option: str, scenario: Scenario, spec: Plan) -> Compared:
+def _fleet(option: str, scenario: Scenario, spec: Plan, engine_id: str) -> Compared:
     model_id, gpu_id = self_hosted(option) or ("", "")
     model, gpu = presets.model(model_id), presets.gpu(gpu_id)
-    engine_words = served_by(scenario)
-    hosted = replace(scenario, model=model, gpu=gpu, efficiency=efficiency_base(fleet_engine(scenario).id, model))
+    engine_words = served_by(engine_id)
+    hosted = replace(scenario, model=model, gpu=gpu, efficiency=efficiency_base(engine_id, model))
     w = scenario.workload
     result = plan(hosted, replace(spec, gpu_ids=(gpu_id,)), RequestLengths.of(w), frontiers=False)
     label = f"{model.name} on {gpu.name}, self-hosted on {engine_words}"
@@ -146,8 +152,19 @@ def _scenario(option: str, scenario: Scenario) -> Compared:
     )  # fmt: skip
 
 
-def compare(options: tuple[str, ...], scenario: Scenario, spec: Plan, pinned: Scenario | None = None) -> list[Compared]:
-    """Each option for `scenario`'s traffic and reply shape (a scenario option: its own); ValueError for an unknown id."""
+def compare(
+    options: tuple[str, ...],
+    scenario: Scenario,
+    spec: Plan,
+    pinned: Scenario | None = None,
+    engine_id: str | None = None,
+) -> list[Compared]:
+    """Each option for `scenario`'s traffic and reply shape (a scenario option: its own); ValueError for an unknown id.
+
+    Self-hosted options are sized on `engine_id` (an engine's id or "ideal"; default
+    `fleet_engine_id(scenario)`): the app passes the engine its Capacity plan searched, so that
+    both pages size the same fleet."""
+    fleet_engine = fleet_engine_id(scenario) if engine_id is None else engine_id
     if len(options) > MAX_OPTIONS:
         raise ValueError(f"options must be at most {MAX_OPTIONS}, got {len(options)}")
     compared = []
@@ -159,7 +176,7 @@ def compare(options: tuple[str, ...], scenario: Scenario, spec: Plan, pinned: Sc
                 raise ValueError("options names the pinned scenario, but none is pinned")
             compared.append(_scenario(PINNED, pinned))
         elif self_hosted(option) is not None:
-            compared.append(_fleet(option, scenario, spec))
+            compared.append(_fleet(option, scenario, spec, fleet_engine))
         else:
             compared.append(_api(option, scenario))  # lookup raises ValueError naming the closest ids
     return compared

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app import compare_charts, compute, page_inputs
+from app import capacity, compare_charts, compute, page_inputs
 from app import formatting as fmt
 from app.crossing_text import cheapest_words
 from app.link import pinned_link
@@ -21,6 +21,11 @@ if PINNED in chosen and pinned is None:
     warnings.append("'pinned scenario' is chosen but nothing is pinned: press 'Pin this scenario' first.")
     chosen = tuple(option for option in chosen if option != PINNED)
 spec, plan_warnings = Plan.read_flat(page_inputs.flat_of("plan"))  # the Capacity plan's targets (or defaults)
+# Fleets are sized on the engine the Capacity plan searches (the typical one for the lesson's automatic ideal).
+fleet_scenario, fleet_words = capacity.searched(scenario)
+fleet_engine = fleet_scenario.efficiency.label
+if fleet_scenario is scenario:
+    fleet_words = f"the sidebar's engine, {served_by(fleet_engine)}"
 for text in warnings + plan_warnings:
     st.warning(plain(text, 300), icon=":material/warning:")
 
@@ -28,7 +33,7 @@ st.title("Compare")
 st.markdown(
     f"For the sidebar's traffic: **{fmt.count(pricing.replies_per_day)} replies a day**, "
     f"{fmt.count(work.prompt_tokens)}-token prompts, {fmt.count(work.output_tokens)}-token replies. A self-hosted option is "
-    f"the Capacity plan's cheapest fleet on that GPU, served by the sidebar's engine, {served_by(scenario)}, at "
+    f"the Capacity plan's cheapest fleet on that GPU, served by {fleet_words}, at "
     f"its targets (p{spec.ttft_percentile} TTFT ≤ "
     f"{fmt.duration(spec.ttft_target_s)}, {spec.tokens_per_s_per_user:g} tokens/s per user"
     + fmt.gpu_discount(spec.gpu_discount)
@@ -38,7 +43,7 @@ if not chosen:
     st.info("Pick up to four options in the sidebar, under 'Options'.", icon=":material/compare_arrows:")
     st.stop()
 
-results = compute.cached_compare(chosen, scenario, spec, pinned)  # its cache shows a spinner on a miss
+results = compute.cached_compare(chosen, scenario, spec, pinned, fleet_engine)  # its cache shows a spinner on a miss
 days = pricing.days_per_month
 axis = compare_charts.traffic_axis(pricing.replies_per_day)
 changes = compute.cached_changes(results, pricing.replies_per_day, days)

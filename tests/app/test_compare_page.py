@@ -58,8 +58,29 @@ def test_the_self_hosted_options_name_the_sidebars_engine(open_app) -> None:
     table = at.main.dataframe[0].value
     assert table["what it is"].iloc[2].endswith("self-hosted on llama.cpp (NVIDIA, Intel, AMD Instinct)")
     assert table.columns[0] == "USD per month"  # the bill first: a phone shows the option and a column or two
+    # The lesson's toy GPU leaves the engine on auto, which is ideal physics there: the fleet is sized on
+    # the typical engine, as the Capacity plan searches it, and the intro says why in the plan's words.
     typical = open_app("compare", **TRAFFIC)
-    assert "served by the sidebar's engine, the typical engine, at" in unescape(typical.main.markdown[0].value)
+    assert (
+        "served by the typical engine (the sidebar's automatic choice is the lesson's ideal physics, which no real "
+        "server reaches), at" in unescape(typical.main.markdown[0].value)
+    )
+
+
+def test_ideal_physics_chosen_in_the_sidebar_sizes_the_plans_fleet(open_app) -> None:
+    # engine=ideal on a real GPU: the Capacity plan searches ideal physics, so Compare's fleet is that
+    # fleet (core's compare on "ideal"), not the typical engine's, and it says so.
+    query = {**TRAFFIC, "gpu": "h100-sxm", "engine": "ideal"}
+    at = open_app("compare", **query)
+    assert "served by the sidebar's engine, ideal physics (the lesson's), at" in unescape(at.main.markdown[0].value)
+    table = at.main.dataframe[0].value
+    scenario = Scenario.from_flat(query)
+    ideal = compare(("llama-3.1-8b on l4",), scenario, Plan(), engine_id="ideal")[0]
+    typical = compare(("llama-3.1-8b on l4",), scenario, Plan(), engine_id="typical")[0]
+    assert ideal.monthly_usd is not None and typical.monthly_usd is not None
+    assert ideal.monthly_usd < typical.monthly_usd  # the two fleets differ, so the table says which it shows
+    assert table["USD per month"].iloc[2] == pytest.approx(ideal.monthly_usd)
+    assert table["what it is"].iloc[2].endswith("self-hosted on ideal physics (the lesson's)")
 
 
 def test_a_typed_latency_shows_as_measured(open_app) -> None:

@@ -66,6 +66,25 @@ def test_a_self_hosted_option_names_the_engine_it_was_sized_on() -> None:
     assert lesson.label.endswith("self-hosted on the typical engine")
 
 
+def test_ideal_physics_chosen_for_a_real_gpu_sizes_the_fleet_the_plan_sizes() -> None:
+    # Ideal is the automatic choice only on the lesson's toy GPU (the test above): chosen for a real
+    # one, the Capacity plan searches ideal physics, so Compare's fleet must be that plan's, not the
+    # typical engine's (they were once different fleets on two pages of one scenario).
+    chosen = replace(SCENARIO, gpu=presets.gpu("h100-sxm"), efficiency=efficiency_base("ideal", SCENARIO.model))
+    (fleet,) = compare(("llama-3.1-8b on l4",), chosen, SPEC)
+    model = presets.model("llama-3.1-8b")
+    hosted = replace(chosen, model=model, gpu=presets.gpu("l4"), efficiency=efficiency_base("ideal", model))
+    best = plan(hosted, replace(SPEC, gpu_ids=("l4",)), RequestLengths(1000, 300)).best
+    assert best is not None and fleet.monthly_usd == pytest.approx(best.monthly_cost_usd)
+    assert fleet.label == "Llama 3.1 8B on NVIDIA L4 24GB, self-hosted on ideal physics (the lesson's)"
+    # Ideal kernels (MBU = MFU = 1, no fixed costs) serve more per GPU: a strictly smaller bill.
+    (typical,) = compare(("llama-3.1-8b on l4",), SCENARIO, SPEC)
+    assert typical.monthly_usd is not None and fleet.monthly_usd < typical.monthly_usd
+    # An explicit engine_id (what the app passes: the engine its plan searched) overrides the default.
+    (on_vllm,) = compare(("llama-3.1-8b on l4",), chosen, SPEC, engine_id="vllm")
+    assert on_vllm.label.endswith("self-hosted on vLLM") and "vLLM; autoscaled" in on_vllm.note
+
+
 def test_a_fleet_that_meets_no_target_has_no_bill_and_says_why() -> None:
     (fleet,) = compare(("llama-3.1-405b on l4",), SCENARIO, SPEC)  # 405 B parameters do not fit 8 × 24 GB
     assert fleet.monthly_usd is None and fleet.cost_per_reply_usd is None and fleet.latency_s is None
