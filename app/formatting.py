@@ -58,6 +58,22 @@ def duration_range(low: float, high: float) -> str:
     return f"{low_text} {low_unit}–{high_text} {high_unit}"
 
 
+def rounded_duration(seconds: float, digits: int = 3) -> str:
+    """A fitted or derived cost to `digits` significant figures, trailing zeros dropped: '54 ms', '13.9 ms', '1.17 s'.
+
+    For the engine's costs (its request path, fixed costs and launches per step): fitted to a few per
+    cent, they read "54 ms", not "54.00 ms". The lesson's and the headlines' times keep `duration`.
+    """
+    if not math.isfinite(seconds):
+        return "—"
+    value, unit = (seconds * 1e3, "ms") if abs(seconds) < 1 else (seconds, "s")
+    if value == 0:
+        return f"0 {unit}"
+    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
+    text = f"{value:,.{decimals}f}"
+    return f"{text.rstrip('0').rstrip('.') if '.' in text else text} {unit}"
+
+
 def ms(seconds: float, digits: int = 2) -> str:
     return f"{seconds * 1e3:,.{digits}f} ms"
 

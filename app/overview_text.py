@@ -96,7 +96,7 @@ def ttft_meaning(scenario: Scenario) -> str:
     w = scenario.workload
     path_s = scenario.efficiency.request_path_s(w.gpu_count)
     # A server engine's path in and out (vLLM's 54 ms) is most of a short prompt's TTFT: say it is there.
-    path = f", after the server's {fmt.duration(path_s)} path in and out" if path_s > 0 else ""
+    path = f", after the server's {fmt.rounded_duration(path_s)} path in and out" if path_s > 0 else ""
     if w.batch_size == 1:
         return f"The wait before the first word: one parallel pass over {fmt.tokens(w.prefill_tokens)} of prompt{path}."
     return (

@@ -20,7 +20,7 @@ def chart_caption(est: Estimate, table: BatchSweep, engine_name: str) -> str:
     p, workload = est.prefill, est.scenario.workload
     under = _prefill_placement(est)
     fixed = est.decode.fixed_time_s
-    fixed_costs = f": {fmt.ms(fixed, 3)} per decode step on {engine_name} here" if fixed > 0 else ""
+    fixed_costs = f": {fmt.rounded_duration(fixed)} per decode step on {engine_name} here" if fixed > 0 else ""
     # A step whose maths runs slower than the roof's rate turns compute-bound left of the page's ridge: say so
     # where the reader sees the contradiction (Qwen3-30B-A3B's prompt on an RTX 4090: 78.9 against 110).
     ridge = est.machine.balance_flop_per_byte
@@ -53,8 +53,8 @@ def _host_launches(est: Estimate, engine_name: str) -> str:
     else:
         pace = "the host's for the first steps, then the GPU's as the caches grow"
     return (
-        f"On {engine_name} the host launches each step's kernels ({fmt.ms(d.host_time_s, 3)} a step) while the "
-        f"GPU works ({fmt.ms(gpu_s, 3)} for the mean decode step, its fixed costs included): a step takes the "
+        f"On {engine_name} the host launches each step's kernels ({fmt.rounded_duration(d.host_time_s)} a step) while the "
+        f"GPU works ({fmt.rounded_duration(gpu_s)} for the mean decode step, its fixed costs included): a step takes the "
         f"longer of the two, here {pace}."
     )
 
@@ -126,7 +126,7 @@ def host_floor(est: Estimate, last_waiting: int | None, engine_name: str) -> str
     host = est.decode.host_time_s
     if not host or last_waiting is None:
         return ""
-    floor = f" On {engine_name} no step is quicker than the host's {fmt.ms(host, 3)} of launches"
+    floor = f" On {engine_name} no step is quicker than the host's {fmt.rounded_duration(host)} of launches"
     if last_waiting == 0:
         return floor + ": even one sequence's step takes the GPU longer."
     return (

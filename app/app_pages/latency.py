@@ -118,7 +118,7 @@ st.plotly_chart(
 # first token (vLLM's 54 ms) is no prompt token's cost, and would make the ratio depend on the server.
 path_s = same.latency.request_overhead_s
 before = (
-    f" (the first token also waits {fmt.duration(path_s)} on the server's path, whatever the prompt)"
+    f" (the first token also waits {fmt.rounded_duration(path_s)} on the server's path, whatever the prompt)"
     if path_s > 0
     else ""
 )
@@ -168,14 +168,14 @@ if data is not None:
         cols[3].metric("Implied MBU", fmt.percent(mbu), f"model assumes {fmt.percent(scenario.efficiency.mbu)}", **NOTE)
         st.caption(
             f"MBU = bytes the mean decode step reads ({fmt.gigabytes(step.bytes_moved)}: weights and KV caches) ÷ "
-            f"(your TPOT − the model's fixed costs per step, {fmt.ms(step.fixed_time_s, 3)}, and any wait on maths"
+            f"(your TPOT − the model's fixed costs per step, {fmt.rounded_duration(step.fixed_time_s)}, and any wait on maths"
             f"{' or on the host' if step.host_time_s else ''}) "
             f"÷ peak bandwidth ({fmt.gigabytes(peak_bandwidth)}/s). Your TPOT equal to the model's gives the model's "
             "own MBU; above 100% means your hardware or model is not the scenario's."
         )
     elif fit.tpot_s > 0 and step.host_bound:
         st.info(
-            f"The model's every decode step waits on the host's kernel launches ({fmt.ms(step.host_time_s, 3)} "
+            f"The model's every decode step waits on the host's kernel launches ({fmt.rounded_duration(step.host_time_s)} "
             "a step on this engine): a time per token the host sets says nothing about memory bandwidth, so "
             f"there is no MBU to read. Your TPOT ({fmt.ms(fit.tpot_s, 3)}) says how fast your host launches: "
             f"if your GPU waits on it too, {fmt.ms(fit.tpot_s, 3)} as 'Overhead per step' under Efficiency "

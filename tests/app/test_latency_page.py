@@ -71,7 +71,7 @@ def test_the_asymmetry_counts_the_prefill_pass_not_the_servers_path(open_app):
     # first token is said apart: counted in, the ratio would be 52x and would follow the server, not the tokens
     # (the Overview's "Prompt vs output token" counts the pass alone too).
     shown = text(open_app("latency", model="llama-3.1-8b", gpu="h100-sxm", engine="vllm"))
-    assert "500 tokens as a prompt ride one prefill pass: 17.22 ms (the first token also waits 54.00 ms" in shown
+    assert "500 tokens as a prompt ride one prefill pass: 17.22 ms (the first token also waits 54 ms" in shown
     assert "500 decode passes: 3.73 s, **216.8x slower**" in shown
 
 
@@ -242,5 +242,5 @@ def test_a_host_bound_engine_reads_no_mbu_and_names_your_hosts_pace(open_app):
     assert metrics(at)["TPOT, your fit"] == "33.400 ms"  # (3413.4 - 73.4) / 100
     assert "Implied MBU" not in metrics(at)
     said = " ".join(i.value for i in at.main.info)
-    assert "waits on the host's kernel launches (37.440 ms a step on this engine)" in said
+    assert "waits on the host's kernel launches (37.4 ms a step on this engine)" in said
     assert "33.400 ms as 'Overhead per step' under Efficiency numbers makes the model's steps yours" in said

@@ -151,7 +151,7 @@ def test_a_server_engines_first_token_names_its_path_and_the_ratio_leaves_it_out
     at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="vllm")
     assert metrics(at)["Prompt vs output token"] == "200.4x"
     shown = "\n".join(c.value for c in at.main.caption)
-    assert "one parallel pass over 200 tokens of prompt, after the server's 54.00 ms path in and out." in shown
+    assert "one parallel pass over 200 tokens of prompt, after the server's 54 ms path in and out." in shown
     assert "prompt tokens share one pass (the pass alone: the server's path is no prompt token's cost)." in shown
     # The lesson's machine has no server path: its words stay as they were.
     lesson = "\n".join(c.value for c in open_app().main.caption)

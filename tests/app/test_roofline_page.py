@@ -147,14 +147,15 @@ def test_an_eager_engine_says_its_host_sets_the_pace(open_app):
     # sequence): every step waits on the host, so the caption says so instead of "fixed costs on top".
     at = open_app("roofline", model="llama-3.1-8b", gpu="h100-sxm", engine="hf-transformers")
     text = "\n".join(c.value for c in at.main.caption)
-    assert "the host launches each step's kernels (37.440 ms a step) while the GPU works (5.536 ms" in text
+    # Fitted costs read to three significant figures (37.44 → "37.4 ms", 5.536 → "5.54 ms").
+    assert "the host launches each step's kernels (37.4 ms a step) while the GPU works (5.54 ms for" in text
     assert "a step takes the longer of the two, here the host's at every step: the GPU waits." in text
     assert "come on top" not in text
     # The table names the host where it sets the step, and the sweep's caption says up to where: batch 322
     # (the reply's last step, at 699 tokens of context, outlasts the host from batch 323: core's test).
     table = rows(at)
     assert [r[4] for r in table if r[0] in ("1", "300")] == ["host (GPU: memory)"] * 2 and table[-1][4] == "memory"
-    assert "no step is quicker than the host's 37.440 ms of launches: up to batch 322 the step waits on it" in text
+    assert "no step is quicker than the host's 37.4 ms of launches: up to batch 322 the step waits on it" in text
     # On an A10G (528 GB/s at MBU 0.88), batch 4 after a 10,000-token prompt: the mean step reads 16.06 GB
     # + 4 × 10,249.5 × 131,072 B = 21.43 GB in 40.6 ms, longer than the host's 37.44 ms, which it hides.
     at = open_app("roofline", model="llama-3.1-8b", gpu="a10g", engine="hf-transformers", batch="4", prompt="10000")
