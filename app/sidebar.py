@@ -22,7 +22,7 @@ from app.page_inputs import HEADINGS, PAGE_INPUTS
 from app.safe import plain
 from core import presets
 from core.api_prices import ids, snapshot
-from core.checks import backend_problems, context_problems
+from core.checks import backend_problems, context_problems, tensor_parallel_problems
 from core.fields import Input
 from core.flat import EFFICIENCY_BASES
 from core.scenario import Scenario
@@ -246,6 +246,8 @@ def render(page: str, page_path: str) -> Scenario:
         alerts.warning(memory, icon=":material/memory:")
     for problem_text in context_problems(scenario):
         alerts.warning(plain(problem_text[0].upper() + problem_text[1:], 400) + ".", icon=":material/straighten:")
+    for problem_text in tensor_parallel_problems(scenario):
+        alerts.warning(plain(problem_text[0].upper() + problem_text[1:], 400) + ".", icon=":material/view_column:")
     for problem_text in backend_problems(scenario):
         alerts.info(plain(problem_text[0].upper() + problem_text[1:], 400) + ".", icon=":material/memory_alt:")
     _share(scenario, page_path)

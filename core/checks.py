@@ -85,3 +85,38 @@ def backend_problems(scenario: Scenario) -> tuple[str, ...]:
         f"on {where} {ENGINES[label].name.partition(' (')[0]} runs as engine {expected}; these figures use "
         f"engine {label}'s costs, fitted for {fitted_for}",
     )
+
+
+def splits_evenly(query_heads: int, kv_heads: int | None, gpu_count: int) -> bool:
+    """Whether the serving engines accept this tensor-parallel size: it divides the query heads, and
+    it divides the KV heads or they divide it (vLLM's, SGLang's and TensorRT-LLM's own check).
+    kv_heads None: latent attention, one latent every head reads, whatever the split."""
+    kv_ok = kv_heads is None or kv_heads % gpu_count == 0 or gpu_count % kv_heads == 0
+    return query_heads % gpu_count == 0 and kv_ok
+
+
+def tensor_parallel_problems(scenario: Scenario) -> tuple[str, ...]:
+    """A warning when the GPU count does not split the model's attention heads evenly (empty when it does).
+
+    Not an error: the physics runs (each GPU holds the busiest share, `core.memory.kv_replication`),
+    but vLLM, SGLang and TensorRT-LLM refuse such a size. Example: Llama 3.1 70B (64 query heads, 8
+    KV heads) on 3 GPUs → "... do not split evenly over 3 GPUs ...: 1, 2, 4, 8 or 16 GPUs do".
+    """
+    model, n = scenario.model, scenario.workload.gpu_count
+    if n == 1 or not model.has_attention_shape or model.query_heads is None:
+        return ()
+    kv = None if model.kv_latent_dim is not None else (model.kv_heads or 1)
+    if splits_evenly(model.query_heads, kv, n):
+        return ()
+    sizes = [str(k) for k in range(1, 17) if splits_evenly(model.query_heads, kv, k)]
+    heads = f"{model.query_heads:,} query heads" + ("" if kv is None else f" and {kv:,} KV heads")
+    allowed = f"{', '.join(sizes[:-1])} or {sizes[-1]} GPUs do" if len(sizes) > 1 else "only 1 GPU does"
+    return (
+        f"{model.name}'s {heads} do not split evenly over {n:,} GPUs: vLLM, SGLang and TensorRT-LLM refuse "
+        f"this tensor-parallel size (these figures give each GPU the busiest share); {allowed}",
+    )
+
+
+def scenario_problems(scenario: Scenario) -> tuple[str, ...]:
+    """Every warning about the scenario itself, for the CLI: the context window, the tensor-parallel split, the backend."""
+    return (*context_problems(scenario), *tensor_parallel_problems(scenario), *backend_problems(scenario))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.api_prices import snapshot
 from core.billing import catalogue_entry
-from core.checks import backend_problems, context_problems, context_window_tokens
+from core.checks import context_window_tokens, scenario_problems
 from core.estimate import Estimate
 from core.ranges import likely_range
 from core.specs import Pricing
@@ -100,7 +100,7 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         # The static batch prefills together: one pass over batch × uncached prompt tokens.
         "prefill_tokens": result.scenario.workload.prefill_tokens,
         "context_window_tokens": context_window_tokens(result.scenario),
-        "warnings": [*context_problems(result.scenario), *backend_problems(result.scenario)],
+        "warnings": list(scenario_problems(result.scenario)),
         # Where ~80 % of real measurements of this kind of scenario fall (core.ranges).
         "ttft_ms_low": likely.ttft_low_s / S_PER_MS,
         "ttft_ms_high": likely.ttft_high_s / S_PER_MS,
@@ -152,7 +152,7 @@ def estimate_text(result: Estimate) -> str:
         f"KV {s.precision.kv_bits:g}-bit, efficiency {s.efficiency.label} "
         f"(MBU {s.efficiency.mbu:.2f}, MFU {s.efficiency.mfu:.2f})",
         f"{w.prompt_tokens:,}-token prompt ({w.cached_prompt_tokens:,} cached), {w.output_tokens:,}-token reply, batch {w.batch_size:,}",
-        *(f"warning: {problem}" for problem in (*context_problems(s), *backend_problems(s))),
+        *(f"warning: {problem}" for problem in scenario_problems(s)),
         "",
         f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound "
         f"(one pass over {w.prefill_tokens:,} tokens: batch {w.batch_size:,} x {w.new_prompt_tokens:,} uncached)"
@@ -213,7 +213,9 @@ def _per_gpu_lines(result: Estimate) -> list[str]:
         f"of {memory.available_bytes_per_gpu / BYTES_PER_GB:.0f} GB"
     )
     if memory.kv_replication > 1:
-        line += f" (KV heads replicated {memory.kv_replication:g}x: more GPUs than KV heads to split)"
+        kv_heads = result.scenario.model.kv_heads or 1
+        why = "more GPUs than KV heads to split" if memory.gpu_count > kv_heads else "the KV heads do not split evenly"
+        line += f" (KV heads replicated {memory.kv_replication:g}x: {why})"
     return [line]
 
 

@@ -174,6 +174,20 @@ def test_a_link_pairing_llama_cpp_with_a_mac_keeps_it_and_says_which_backend_has
     )
 
 
+def test_a_gpu_count_the_engines_refuse_is_warned_in_the_sidebar(open_app) -> None:
+    # gpus=3 for Llama 3.1 70B: 64 query heads over 3 GPUs (core's test derives the sizes that split).
+    at = open_app(model="llama-3.1-70b", gpu="h100-sxm", gpus="3")
+    shown = [w.value.replace("\\", "") for w in at.sidebar.warning]  # plain text: markup escaped
+    assert any(
+        w.startswith("Llama 3.1 70B's 64 query heads and 8 KV heads do not split evenly over 3 GPUs")
+        and w.endswith("1, 2, 4, 8 or 16 GPUs do.")
+        for w in shown
+    ), shown
+    assert not any(
+        "split evenly" in w.value for w in open_app(model="llama-3.1-70b", gpu="h100-sxm", gpus="4").sidebar.warning
+    )
+
+
 def test_editing_a_number_keeps_the_preset_and_travels_beside_it(open_app) -> None:
     at = opened(open_app(model="llama-3.1-8b"), "sb_numbers_open")
     at.number_input(key="layers").set_value(40).run()

@@ -178,6 +178,25 @@ def test_static_batch_and_context_window_are_shown(capsys):
     assert "warning: 1,000,000 prompt + 500 reply" in out and "context window of 131,072 tokens" in out
 
 
+def test_a_tensor_parallel_size_the_engines_refuse_is_warned_and_its_replication_explained(capsys):
+    # Llama 3.1 70B on 3 GPUs: 64 query heads do not divide by 3 (a warning, exit 0), and each GPU holds
+    # ceil(8 / 3) = 3 of the 8 KV heads: 3 × 3 / 8 = 1.125 copies, not "more GPUs than KV heads".
+    argv = ("estimate", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--gpus", "3")
+    code, out, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["kv_replication"] == pytest.approx(1.125)
+    assert data["warnings"] == [
+        "Llama 3.1 70B's 64 query heads and 8 KV heads do not split evenly over 3 GPUs: vLLM, SGLang and "
+        "TensorRT-LLM refuse this tensor-parallel size (these figures give each GPU the busiest share); "
+        "1, 2, 4, 8 or 16 GPUs do"
+    ]
+    _, out, _ = run_cli(capsys, *argv)
+    assert "(KV heads replicated 1.125x: the KV heads do not split evenly)" in out
+    # Qwen3-235B's 4 KV heads on 8 GPUs: an even split, each head held twice, and no warning.
+    _, out, _ = run_cli(capsys, "estimate", "--model", "qwen3-235b-a22b", "--gpu", "h100-sxm", "--gpus", "8")
+    assert "(KV heads replicated 2x: more GPUs than KV heads to split)" in out and "warning" not in out
+
+
 def test_llama_cpp_on_a_gpu_with_its_own_backend_is_noted_not_changed(capsys):
     # --engine takes the id as written; the note names the backend that has this GPU's costs.
     mac = ("estimate", "--model", "qwen3-30b-a3b", "--gpu", "m2-ultra")

@@ -586,6 +586,41 @@ def test_context_past_the_models_window_is_a_warning_naming_it():
     assert context_window_tokens(_estimate("toy-7b", "toy-gpu", prompt_tokens=1_000_000).scenario) is None
 
 
+@pytest.mark.parametrize(
+    ("model_id", "gpus", "warned"),
+    [
+        ("llama-3.1-70b", 3, True),  # 64 query heads % 3 = 1
+        ("llama-3.1-70b", 8, False),  # 64 / 8 = 8 query heads, 8 / 8 = 1 KV head each
+        ("llama-3.1-70b", 16, False),  # 64 / 16 = 4; 16 / 8 = 2 copies of each KV head: engines accept it
+        ("qwen3-235b-a22b", 8, False),  # 64 / 8; 4 KV heads, 8 % 4 = 0 (replicated twice)
+        ("qwen3-235b-a22b", 6, True),  # 64 % 6 = 4
+        ("deepseek-v3", 6, True),  # 128 % 6 = 2; its latent cache splits whatever the count
+        ("deepseek-v3", 8, False),
+        ("llama-3.1-8b", 1, False),  # one GPU: nothing to split
+    ],
+)
+def test_a_tensor_parallel_size_the_engines_refuse_is_a_warning(model_id, gpus, warned):
+    from core.checks import tensor_parallel_problems
+
+    scenario = _estimate(model_id, "h100-sxm", gpu_count=gpus).scenario
+    assert bool(tensor_parallel_problems(scenario)) is warned
+
+
+def test_the_tensor_parallel_warning_names_the_heads_and_the_sizes_that_split():
+    from core.checks import splits_evenly, tensor_parallel_problems
+
+    (text,) = tensor_parallel_problems(_estimate("llama-3.1-70b", "h100-sxm", gpu_count=3).scenario)
+    # 1, 2, 4, 8, 16 divide 64 and divide 8 or are divided by it; 3, 5, 6, 7 and 9-15 do not divide 64.
+    assert text == (
+        "Llama 3.1 70B's 64 query heads and 8 KV heads do not split evenly over 3 GPUs: vLLM, SGLang and "
+        "TensorRT-LLM refuse this tensor-parallel size (these figures give each GPU the busiest share); "
+        "1, 2, 4, 8 or 16 GPUs do"
+    )
+    # Query heads divisible is not enough: 48 query heads over 6 GPUs with 8 KV heads (8 % 6 and 6 % 8 ≠ 0).
+    assert splits_evenly(48, 8, 6) is False and splits_evenly(48, 8, 4) is True and splits_evenly(48, 2, 6) is True
+    assert splits_evenly(7, 7, 2) is False and splits_evenly(128, None, 8) is True
+
+
 def test_line_fit_and_implied_mbu():
     fit = fit_latency_line([1, 3], [0.010, 0.024])
     assert fit.tpot_s == pytest.approx(0.007) and fit.ttft_s == pytest.approx(0.003) and fit.r_squared == 1
