@@ -86,14 +86,32 @@ def setups(scenario: Scenario, spec: Plan) -> tuple[Setup, ...]:
     )
 
 
-def split_problem(model: Model, gpus_per_replica: int) -> str | None:
-    """Why a model cannot be split over this many GPUs, or None.
+def splits_evenly(query_heads: int, kv_heads: int | None, gpu_count: int) -> bool:
+    """Whether the serving engines accept this tensor-parallel size: it divides the query heads, and
+    it divides the KV heads or they divide it (vLLM's, SGLang's and TensorRT-LLM's own check).
+    kv_heads None: latent attention, one latent every head reads, whatever the split."""
+    kv_ok = kv_heads is None or kv_heads % gpu_count == 0 or gpu_count % kv_heads == 0
+    return query_heads % gpu_count == 0 and kv_ok
 
-    Engines split attention by query head, so the heads must divide evenly (vLLM refuses
+
+def attention_heads(model: Model) -> tuple[int, int | None] | None:
+    """(query heads, KV heads; None for a latent cache) as the split sees them; None without an attention shape."""
+    if not model.has_attention_shape or model.query_heads is None:
+        return None
+    return model.query_heads, None if model.kv_latent_dim is not None else (model.kv_heads or 1)
+
+
+def split_problem(model: Model, gpus_per_replica: int) -> str | None:
+    """Why a model cannot be split over this many GPUs, or None (`splits_evenly`).
+
+    Engines split attention by head, so the heads must divide evenly (vLLM refuses
     otherwise); a model without an attention shape (the lesson's toy) splits any way.
     Example: Gemma 2 9B's 16 heads over 8 GPUs → fine; over 3 → not.
     """
-    heads = model.query_heads
-    if heads is None or heads % gpus_per_replica == 0:
+    heads = attention_heads(model)
+    if heads is None or splits_evenly(*heads, gpus_per_replica):
         return None
-    return f"{gpus_per_replica} GPUs cannot split the model's {heads} query heads evenly"
+    query, kv = heads
+    if query % gpus_per_replica:
+        return f"{gpus_per_replica} GPUs cannot split the model's {query} query heads evenly"
+    return f"{gpus_per_replica} GPUs cannot split the model's {kv} KV heads evenly"

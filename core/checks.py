@@ -7,6 +7,7 @@ say why a number is missing or what it extrapolates, for the CLI and the app to 
 from __future__ import annotations
 
 from core import presets
+from core.candidates import attention_heads, split_problem, splits_evenly
 from core.engine import ENGINES, backend_for
 from core.gpu import gpu_family
 from core.memory import MemoryPlan
@@ -87,14 +88,6 @@ def backend_problems(scenario: Scenario) -> tuple[str, ...]:
     )
 
 
-def splits_evenly(query_heads: int, kv_heads: int | None, gpu_count: int) -> bool:
-    """Whether the serving engines accept this tensor-parallel size: it divides the query heads, and
-    it divides the KV heads or they divide it (vLLM's, SGLang's and TensorRT-LLM's own check).
-    kv_heads None: latent attention, one latent every head reads, whatever the split."""
-    kv_ok = kv_heads is None or kv_heads % gpu_count == 0 or gpu_count % kv_heads == 0
-    return query_heads % gpu_count == 0 and kv_ok
-
-
 def tensor_parallel_problems(scenario: Scenario) -> tuple[str, ...]:
     """A warning when the GPU count does not split the model's attention heads evenly (empty when it does).
 
@@ -103,13 +96,12 @@ def tensor_parallel_problems(scenario: Scenario) -> tuple[str, ...]:
     KV heads) on 3 GPUs → "... do not split evenly over 3 GPUs ...: 1, 2, 4, 8 or 16 GPUs do".
     """
     model, n = scenario.model, scenario.workload.gpu_count
-    if n == 1 or not model.has_attention_shape or model.query_heads is None:
+    shape = attention_heads(model)
+    if n == 1 or shape is None or split_problem(model, n) is None:
         return ()
-    kv = None if model.kv_latent_dim is not None else (model.kv_heads or 1)
-    if splits_evenly(model.query_heads, kv, n):
-        return ()
-    sizes = [str(k) for k in range(1, 17) if splits_evenly(model.query_heads, kv, k)]
-    heads = f"{model.query_heads:,} query heads" + ("" if kv is None else f" and {kv:,} KV heads")
+    query, kv = shape
+    sizes = [str(k) for k in range(1, 17) if splits_evenly(query, kv, k)]
+    heads = f"{query:,} query heads" + ("" if kv is None else f" and {kv:,} KV heads")
     allowed = f"{', '.join(sizes[:-1])} or {sizes[-1]} GPUs do" if len(sizes) > 1 else "only 1 GPU does"
     return (
         f"{model.name}'s {heads} do not split evenly over {n:,} GPUs: vLLM, SGLang and TensorRT-LLM refuse "

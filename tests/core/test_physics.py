@@ -607,7 +607,8 @@ def test_a_tensor_parallel_size_the_engines_refuse_is_a_warning(model_id, gpus, 
 
 
 def test_the_tensor_parallel_warning_names_the_heads_and_the_sizes_that_split():
-    from core.checks import splits_evenly, tensor_parallel_problems
+    from core.candidates import splits_evenly
+    from core.checks import tensor_parallel_problems
 
     (text,) = tensor_parallel_problems(_estimate("llama-3.1-70b", "h100-sxm", gpu_count=3).scenario)
     # 1, 2, 4, 8, 16 divide 64 and divide 8 or are divided by it; 3, 5, 6, 7 and 9-15 do not divide 64.

@@ -168,6 +168,11 @@ def test_a_model_that_cannot_be_split_evenly() -> None:
     assert split_problem(model, 8) == "8 GPUs cannot split the model's 28 query heads evenly"
     result = plan(scenario("qwen2.5-7b"), Plan(gpu_ids=("h100-sxm",), tensor_parallel=(8,), weight_bits=(16,)))
     assert result.options[0].problem is Problem.CANNOT_SPLIT
+    # The KV heads must split too: 48 query heads and 12 KV heads over 8 GPUs (48 / 8 = 6, but 12 % 8 = 4
+    # and 8 % 12 = 8); over 4 (3 KV heads each) or 6 (2 each) they do.
+    wide = replace(presets.model("llama-3.1-8b"), query_heads=48, kv_heads=12, head_dim=128, hidden=6144)
+    assert split_problem(wide, 8) == "8 GPUs cannot split the model's 12 KV heads evenly"
+    assert split_problem(wide, 4) is None and split_problem(wide, 6) is None
 
 
 @pytest.mark.parametrize(
