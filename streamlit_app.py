@@ -2,7 +2,7 @@
 
 Only the frame lives here: the page list and each page's tab title, the link read once
 per session, the shared sidebar (the page's own inputs, and the one Scenario every page
-reads), then the page itself. Run from the repo root, `core` and `app` import as
+reads, its warnings drawn over the page), then the page itself. Run from the repo root, `core` and `app` import as
 packages with no path set-up and no install.
 """
 
@@ -24,6 +24,5 @@ page = st.navigation(list(PAGES.values()))
 st.set_page_config(page_title=f"{page.title} · LLM serving cost", page_icon=":material/speed:", layout="wide")
 current = next(name for name, candidate in PAGES.items() if candidate is page)
 link.read_once()
-scenario = sidebar.render(current, "/" if current == "overview" else f"/{current}")
-link.show_warnings(scenario)
+sidebar.render(current, "/" if current == "overview" else f"/{current}")
 page.run()

@@ -4,7 +4,8 @@ A product manager finds what they know at the top (replies a day, reply and prom
 an API or its prices); the hardware lives below, in a section labelled for engineers. Every
 widget is drawn from its field's description (`app.inputs`); the state behind them (the
 callbacks, building the Scenario) is `app.scenario_widgets`. On a bad combination the
-sidebar warns and keeps the last valid scenario.
+sidebar warns and keeps the last valid scenario; what a valid scenario cannot do (fit, split,
+its context window) is said over the page's numbers.
 """
 
 from __future__ import annotations
@@ -224,12 +225,15 @@ def _share(scenario: Scenario, page_path: str) -> None:
 def render(page: str, page_path: str) -> Scenario:
     """Draw the sidebar, store and return this run's Scenario (the last valid one on bad input).
 
+    Above the page it warns of what the link did not set and what the scenario cannot do.
+
     `page` ("latency") picks the page inputs shown; `page_path` ("/latency") is for the share box's link.
     """
     with st.sidebar:
         _page_inputs(page)
         alerts = st.container()
-        if _shows_scenario(page):
+        shown = _shows_scenario(page)
+        if shown:
             _money()
             _self_hosting()
     built, problem = widgets.build()
@@ -241,14 +245,29 @@ def render(page: str, page_path: str) -> Scenario:
     for text in widgets.typed_name_problems():
         alerts.warning(text)
     state.store_scenario(scenario)
-    memory = words.memory_warning(scenario, cached_estimate(scenario).memory)
-    if memory:
-        alerts.warning(memory, icon=":material/memory:")
-    for problem_text in context_problems(scenario):
-        alerts.warning(plain(problem_text[0].upper() + problem_text[1:], 400) + ".", icon=":material/straighten:")
-    for problem_text in tensor_parallel_problems(scenario):
-        alerts.warning(plain(problem_text[0].upper() + problem_text[1:], 400) + ".", icon=":material/view_column:")
-    for problem_text in backend_problems(scenario):
-        alerts.info(plain(problem_text[0].upper() + problem_text[1:], 400) + ".", icon=":material/memory_alt:")
+    link.show_warnings(scenario)  # over the page: what the link or file said that was not taken
+    if page not in SCENARIO_FREE_PAGES:
+        # Over the numbers they qualify too, not in the sidebar: a phone collapses the sidebar, and
+        # a shared link opened there would show figures for a setup that cannot run without a word.
+        _scenario_warnings(st, scenario)
+    elif shown:  # the lesson's numbers never read the scenario: its warnings stay beside its inputs
+        _scenario_warnings(alerts, scenario)
     _share(scenario, page_path)
     return scenario
+
+
+def _scenario_warnings(where: Any, scenario: Scenario) -> None:
+    """What the scenario cannot do as set up: it does not fit, outgrows the window, does not split, …"""
+
+    def sentence(text: str) -> str:
+        return plain(text[0].upper() + text[1:], 400) + "."
+
+    memory = words.memory_warning(scenario, cached_estimate(scenario).memory)
+    if memory:
+        where.warning(memory, icon=":material/memory:")
+    for problem_text in context_problems(scenario):
+        where.warning(sentence(problem_text), icon=":material/straighten:")
+    for problem_text in tensor_parallel_problems(scenario):
+        where.warning(sentence(problem_text), icon=":material/view_column:")
+    for problem_text in backend_problems(scenario):
+        where.info(sentence(problem_text), icon=":material/memory_alt:")

@@ -34,9 +34,16 @@ def memory_problem(scenario: Scenario, plan: MemoryPlan) -> str | None:
         f"{scenario.gpu.name}: it needs {_gb(plan.required_bytes)} (weights {_gb(plan.weight_bytes)} + "
         f"KV cache {_gb(plan.kv_cache_bytes)}), the GPUs hold {_gb(plan.available_bytes)}"
     )
-    if not plan.max_batch_that_fits:
+    if weights_alone_overflow(plan):
         return message + "; the weights alone do not fit"
+    if not plan.max_batch_that_fits:  # the weights fit, but one sequence's KV cache does not fit beside them
+        return message + f"; not one sequence of {work.sequence_tokens:,} tokens fits beside the weights"
     return message + f"; at most {plan.max_batch_that_fits:,} sequences of {work.sequence_tokens:,} tokens fit"
+
+
+def weights_alone_overflow(plan: MemoryPlan) -> bool:
+    """Whether the weights by themselves are more than the GPUs hold (no batch or length helps then)."""
+    return plan.weight_bytes > plan.available_bytes
 
 
 def context_window_tokens(scenario: Scenario) -> int | None:

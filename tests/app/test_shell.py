@@ -84,12 +84,19 @@ def test_share_query_leaves_out_defaults() -> None:
 def test_a_bad_link_is_cleaned_with_one_warning_per_problem(open_app) -> None:
     at = open_app(prompt="1e308", out="abc", model="llama-3.1-8b", cached="x", seed="-5", junk="1")
     shown = [unescape(w.value) for w in at.main.warning]
-    assert shown == [
+    assert shown[:5] == [
         "Ignored unknown parameter(s): junk.",
         "prompt=1e308 is outside 1 to 10,000,000 tokens: using 10,000,000.",
         "Ignored out=abc: out must be a number from 1 to 1,000,000 tokens.",
         "Ignored cached=x: cached must be a number of at least 0 tokens.",
         "seed=-5 is outside 0 to 4,294,967,295: using 0.",
+    ]
+    # Then what the repaired scenario cannot do: 10,000,500 tokens of Llama 3.1 8B's KV (1,310.8 GB) on
+    # the toy GPU's 80 GB, past its 131,072-token window.
+    assert [text.split(":")[0] for text in shown[5:]] == [
+        "Llama 3.1 8B at batch 1 does not fit on 1 × Toy GPU (Day 36 lesson)",
+        "10,000,000 prompt + 500 reply = 10,000,500 tokens per sequence exceed Llama 3.1 8B's documented "
+        "context window of 131,072 tokens",
     ]
     # The widgets start from the cleaned values, and the address bar was rewritten to them.
     assert at.number_input(key="prompt").value == 10_000_000 and at.number_input(key="out").value == 500
@@ -125,9 +132,45 @@ def test_a_bad_combination_warns_in_the_sidebar_and_keeps_the_last_valid_scenari
 
 def test_weights_that_do_not_fit_warn_with_the_fix(open_app) -> None:
     at = open_app(model="llama-3.1-405b", gpu="h100-sxm")
+    (warning,) = at.main.warning  # over the numbers: a phone hides the sidebar
+    assert not at.sidebar.warning
+    # 405.85 B × 2 bytes = 811.7 GB of weights + the KV cache; 80 GB per GPU → 11 GPUs. A smaller
+    # batch cannot help when the weights alone overflow, so it is not offered.
+    assert unescape(warning.value).endswith(
+        "the weights alone do not fit. Use at least 11 GPUs or fewer bits per weight."
+    )
+
+
+@pytest.mark.parametrize(
+    ("link", "fix"),
+    [
+        # Llama 3.1 8B on one L4 (24 GB), 100,000 + 500 tokens: one sequence's KV is 100,500 × 131,072 B =
+        # 13.2 GB, 29.2 GB with the 16.06 GB of weights → 2 GPUs; batch 1 is already the least.
+        (
+            {"gpu": "l4", "prompt": "100000"},
+            "not one sequence of 100,500 tokens fits beside the weights. "
+            "Use at least 2 GPUs, fewer bits per KV value, or shorter sequences.",
+        ),
+        # On one H100, 8,192-token sequences, batch 100: (80 - 16.06) GB ÷ (8,192 × 131,072 B) = 59.5 → 59 fit;
+        # 16.06 + 100 × 1.074 GB = 123.4 GB → 2 GPUs.
+        (
+            {"gpu": "h100-sxm", "prompt": "7192", "out": "1000", "batch": "100"},
+            "at most 59 sequences of 8,192 tokens fit. Use at least 2 GPUs, fewer bits per weight, or a batch of at most 59.",
+        ),
+    ],
+)
+def test_a_memory_warning_offers_only_the_fixes_that_help(open_app, link, fix) -> None:
+    (warning,) = open_app(model="llama-3.1-8b", **link).main.warning
+    assert unescape(warning.value).endswith(fix), warning.value
+
+
+def test_the_lesson_page_keeps_the_scenarios_warnings_beside_its_inputs(open_app) -> None:
+    # The lesson runs the toy machine whatever the sidebar says: a 405B that does not fit is said in the
+    # sidebar (the link's values show it), never over the lesson's own numbers.
+    at = open_app(model="llama-3.1-405b", gpu="h100-sxm", page="lesson")
+    assert not at.main.warning
     (warning,) = at.sidebar.warning
-    # 405.85 B × 2 bytes = 811.7 GB of weights + the KV cache; 80 GB per GPU → 11 GPUs.
-    assert "Use at least 11 GPUs" in warning.value
+    assert "the weights alone do not fit" in warning.value
 
 
 def test_automatic_efficiency_follows_the_gpu_and_a_chosen_one_stays(open_app) -> None:
@@ -166,25 +209,25 @@ def test_llama_cpp_follows_the_gpu_to_its_backend_and_a_backend_picked_by_name_s
 def test_a_link_pairing_llama_cpp_with_a_mac_keeps_it_and_says_which_backend_has_its_costs(open_app) -> None:
     at = open_app(model="qwen3-30b-a3b", gpu="m2-ultra", engine="llama.cpp")
     assert at.radio(key="engine").value == "llama.cpp"  # a link reproduces what it says
-    notes = [alert.value.replace("\\", "") for alert in at.sidebar.info]  # shown as plain text: markup escaped
+    notes = [alert.value.replace("\\", "") for alert in at.main.info]  # shown as plain text: markup escaped
     assert any(n.startswith("On Apple silicon llama.cpp runs as engine llama.cpp-metal;") for n in notes)
     assert not any(
         "runs as engine" in a.value
-        for a in open_app(model="qwen3-30b-a3b", gpu="m2-ultra", engine="llama.cpp-metal").sidebar.info
+        for a in open_app(model="qwen3-30b-a3b", gpu="m2-ultra", engine="llama.cpp-metal").main.info
     )
 
 
-def test_a_gpu_count_the_engines_refuse_is_warned_in_the_sidebar(open_app) -> None:
+def test_a_gpu_count_the_engines_refuse_is_warned_over_the_page(open_app) -> None:
     # gpus=3 for Llama 3.1 70B: 64 query heads over 3 GPUs (core's test derives the sizes that split).
     at = open_app(model="llama-3.1-70b", gpu="h100-sxm", gpus="3")
-    shown = [w.value.replace("\\", "") for w in at.sidebar.warning]  # plain text: markup escaped
+    shown = [w.value.replace("\\", "") for w in at.main.warning]  # plain text: markup escaped
     assert any(
         w.startswith("Llama 3.1 70B's 64 query heads and 8 KV heads do not split evenly over 3 GPUs")
         and w.endswith("1, 2, 4, 8 or 16 GPUs do.")
         for w in shown
     ), shown
     assert not any(
-        "split evenly" in w.value for w in open_app(model="llama-3.1-70b", gpu="h100-sxm", gpus="4").sidebar.warning
+        "split evenly" in w.value for w in open_app(model="llama-3.1-70b", gpu="h100-sxm", gpus="4").main.warning
     )
 
 

@@ -528,6 +528,15 @@ def test_self_hosting_is_not_possible_when_the_setup_does_not_fit():
     crowded = _estimate("llama-3.1-8b", "a100-80gb-sxm", prompt_tokens=7192, output_tokens=1000, batch_size=100)
     assert crowded.self_hosting is None
     assert crowded.self_hosting_problem.endswith("; at most 59 sequences of 8,192 tokens fit")
+    # Llama 3.1 8B on one H100, a 600,000-token prompt + 500 out: the weights (16.06 GB) fit, but one
+    # sequence's KV is 600,500 × 131,072 B = 78.7 GB, and 16.06 + 78.7 = 94.8 GB > 80 GB. It used to
+    # say "the weights alone do not fit", which sent users to shrink the weights.
+    long = _estimate("llama-3.1-8b", "h100-sxm", prompt_tokens=600_000, output_tokens=500)
+    assert long.self_hosting_problem == (
+        "not possible: Llama 3.1 8B at batch 1 does not fit on 1 × NVIDIA H100 SXM 80GB: it needs 94.8 GB "
+        "(weights 16.1 GB + KV cache 78.7 GB), the GPUs hold 80.0 GB; not one sequence of 600,500 tokens "
+        "fits beside the weights"
+    )
     # No price: nothing to compare, and it says so.
     assert _estimate("llama-3.1-8b", "rtx-4090").self_hosting_problem == "no rental price for this GPU"
 
