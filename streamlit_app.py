@@ -2,8 +2,8 @@
 
 Only the frame lives here: the page list and each page's tab title, the link read once
 per session, the shared sidebar (the page's own inputs, and the one Scenario every page
-reads, its warnings drawn over the page), then the page itself. Run from the repo root, `core` and `app` import as
-packages with no path set-up and no install.
+reads, its warnings drawn over the page), then the page itself. Run from the repo root,
+`core` and `app` import as packages with no path set-up and no install.
 """
 
 import streamlit as st
