@@ -62,3 +62,18 @@ def test_a_page_fits_a_phone(phone: Callable[[], Page], path: str, charts: int, 
     folder = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / shot))
+
+
+def test_a_setup_that_cannot_run_is_warned_where_a_phone_shows_it(phone: Callable[[], Page]) -> None:
+    # A phone collapses the sidebar: a shared link to Llama 3.1 405B on 3 H100s used to show its
+    # latency figures with both warnings out of sight. 811.7 GB of weights over 240 GB; 128 query
+    # heads over 3 GPUs (core's tests derive both).
+    page = phone()
+    open_page(page, "/latency?model=llama-3.1-405b&gpu=h100-sxm&gpus=3")
+    expect(page.get_by_test_id("stSidebar")).to_have_attribute("data-collapsed", "true")
+    warnings = page.get_by_test_id("stMain").get_by_test_id("stAlertContentWarning")
+    expect(warnings).to_have_count(2)
+    expect(warnings.nth(0)).to_contain_text("the weights alone do not fit")
+    expect(warnings.nth(1)).to_contain_text("do not split evenly over 3 GPUs")
+    for i in range(2):
+        expect(warnings.nth(i)).to_be_in_viewport()
