@@ -183,7 +183,7 @@ def test_an_open_loop_row_is_judged_on_the_open_loop(tmp_path):
         # ... and a fourth (Qwen3-32B on 8 x H100, H200 and B200 under vLLM, 100 prompts at once): 129.1 % and
         # 53.0 % as judged, read as 10 x C prompts; as the one wave it ran (`num_prompts`, core.one_wave) since.
         ("serving_other_models_fresh3.csv", 15, 75.7, 100.2),
-        # ... and a fifth (NIM's Llama 3.3 70B on 2 x H100), judged once.
+        # ... and a fifth (NIM's Llama 3.3 70B on 2 x H100; its C = 1 values are also single-request fit rows).
         ("serving_other_models_fresh4.csv", 9, 7.5, 16.0),
     ],
 )
