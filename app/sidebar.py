@@ -31,6 +31,9 @@ from core.specs import CUSTOM_ID
 
 PRICING, WORKLOAD, PRECISION = widgets.PRICING, widgets.WORKLOAD, widgets.PRECISION
 SCENARIO_FREE_PAGES = ("lesson",)  # pages that never read the sidebar's scenario
+# Pages that size fleets of their own (every priced GPU, each option's): the sidebar's GPUs,
+# their count and batch are not what they run, so what those cannot do is not said over them.
+OWN_FLEET_PAGES = ("plan", "compare")
 
 
 def _page_inputs(page: str) -> None:
@@ -246,28 +249,39 @@ def render(page: str, page_path: str) -> Scenario:
         alerts.warning(text)
     state.store_scenario(scenario)
     link.show_warnings(scenario)  # over the page: what the link or file said that was not taken
-    if page not in SCENARIO_FREE_PAGES:
-        # Over the numbers they qualify too, not in the sidebar: a phone collapses the sidebar, and
-        # a shared link opened there would show figures for a setup that cannot run without a word.
-        _scenario_warnings(st, scenario)
-    elif shown:  # the lesson's numbers never read the scenario: its warnings stay beside its inputs
-        _scenario_warnings(alerts, scenario)
+    # Over the numbers they qualify, not in the sidebar: a phone collapses the sidebar, and a
+    # shared link opened there would show figures for a setup that cannot run without a word.
+    # What a page does not run stays beside the inputs it is about (the lesson runs none of them).
+    if page in SCENARIO_FREE_PAGES:
+        if shown:
+            _machine_warnings(alerts, scenario)
+            _window_warnings(alerts, scenario)
+    elif page in OWN_FLEET_PAGES:
+        _machine_warnings(alerts, scenario)
+        _window_warnings(st, scenario)  # its lengths are theirs too
+    else:
+        _machine_warnings(st, scenario)
+        _window_warnings(st, scenario)
     _share(scenario, page_path)
     return scenario
 
 
-def _scenario_warnings(where: Any, scenario: Scenario) -> None:
-    """What the scenario cannot do as set up: it does not fit, outgrows the window, does not split, …"""
+def _sentence(text: str) -> str:
+    return plain(text[0].upper() + text[1:], 400) + "."
 
-    def sentence(text: str) -> str:
-        return plain(text[0].upper() + text[1:], 400) + "."
 
+def _machine_warnings(where: Any, scenario: Scenario) -> None:
+    """What the sidebar's GPUs cannot do with this model: it does not fit, does not split, runs another backend."""
     memory = words.memory_warning(scenario, cached_estimate(scenario).memory)
     if memory:
         where.warning(memory, icon=":material/memory:")
-    for problem_text in context_problems(scenario):
-        where.warning(sentence(problem_text), icon=":material/straighten:")
     for problem_text in tensor_parallel_problems(scenario):
-        where.warning(sentence(problem_text), icon=":material/view_column:")
+        where.warning(_sentence(problem_text), icon=":material/view_column:")
     for problem_text in backend_problems(scenario):
-        where.info(sentence(problem_text), icon=":material/memory_alt:")
+        where.info(_sentence(problem_text), icon=":material/memory_alt:")
+
+
+def _window_warnings(where: Any, scenario: Scenario) -> None:
+    """A prompt and reply longer than the model's documented context window."""
+    for problem_text in context_problems(scenario):
+        where.warning(_sentence(problem_text), icon=":material/straighten:")

@@ -164,6 +164,20 @@ def test_a_memory_warning_offers_only_the_fixes_that_help(open_app, link, fix) -
     assert unescape(warning.value).endswith(fix), warning.value
 
 
+@pytest.mark.parametrize("page", ["plan", "compare"])
+def test_pages_that_size_their_own_fleets_keep_the_sidebar_gpus_warnings_beside_them(open_app, page) -> None:
+    # The plan and Compare run every priced GPU (each option's), not the sidebar's 3 × H100: that a
+    # 405B does not fit there, or split over 3, is said beside those inputs, not over the plan. Its
+    # 140,000 + 500 tokens past the 131,072-token window are the plan's lengths too: said over it.
+    at = open_app(model="llama-3.1-405b", gpu="h100-sxm", gpus="3", prompt="140000", page=page)
+    main = [w.value.replace("\\", "") for w in at.main.warning]
+    assert [w for w in main if "context window of 131,072 tokens" in w] and not [
+        w for w in main if "does not fit on 3" in w or "split evenly" in w
+    ], main
+    side = [w.value.replace("\\", "") for w in at.sidebar.warning]
+    assert any("does not fit on 3 × NVIDIA H100" in w for w in side) and any("split evenly" in w for w in side)
+
+
 def test_the_lesson_page_keeps_the_scenarios_warnings_beside_its_inputs(open_app) -> None:
     # The lesson runs the toy machine whatever the sidebar says: a 405B that does not fit is said in the
     # sidebar (the link's values show it), never over the lesson's own numbers.
