@@ -266,22 +266,18 @@ def render(page: str, page_path: str) -> Scenario:
     return scenario
 
 
-def _sentence(text: str) -> str:
-    return plain(text[0].upper() + text[1:], 400) + "."
-
-
 def _machine_warnings(where: Any, scenario: Scenario) -> None:
     """What the sidebar's GPUs cannot do with this model: it does not fit, does not split, runs another backend."""
     memory = words.memory_warning(scenario, cached_estimate(scenario).memory)
     if memory:
         where.warning(memory, icon=":material/memory:")
     for problem_text in tensor_parallel_problems(scenario):
-        where.warning(_sentence(problem_text), icon=":material/view_column:")
+        where.warning(words.sentence(problem_text), icon=":material/view_column:")
     for problem_text in backend_problems(scenario):
-        where.info(_sentence(problem_text), icon=":material/memory_alt:")
+        where.info(words.sentence(problem_text), icon=":material/memory_alt:")
 
 
 def _window_warnings(where: Any, scenario: Scenario) -> None:
     """A prompt and reply longer than the model's documented context window."""
     for problem_text in context_problems(scenario):
-        where.warning(_sentence(problem_text), icon=":material/straighten:")
+        where.warning(words.sentence(problem_text), icon=":material/straighten:")

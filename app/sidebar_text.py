@@ -7,7 +7,7 @@ import math
 from app import formatting
 from app.safe import plain
 from core import presets
-from core.checks import memory_problem, weights_alone_overflow
+from core.checks import memory_problem, memory_shortfall
 from core.engine import BACKENDS, ENGINES
 from core.memory import MemoryPlan
 from core.scenario import Scenario
@@ -81,10 +81,16 @@ def memory_warning(scenario: Scenario, plan: MemoryPlan) -> str | None:
     # Per GPU: with more GPUs than KV heads each holds a whole head, so KV does not split evenly.
     needed = math.ceil(plan.required_bytes / scenario.gpu.memory_bytes) if plan.kv_replication == 1 else None
     more = f"at least {needed:,} GPUs" if needed else "more GPUs"
-    if weights_alone_overflow(plan):  # no batch or length helps
+    shortfall = memory_shortfall(plan)
+    if shortfall == "weights":  # no batch or length helps
         fix = f"{more} or fewer bits per weight"
-    elif not plan.max_batch_that_fits:  # one sequence's KV cache is too big: a batch of 1 is already the least
+    elif shortfall == "sequence":  # a batch of 1 is already the least
         fix = f"{more}, fewer bits per KV value, or shorter sequences"
     else:
         fix = f"{more}, fewer bits per weight, or a batch of at most {plan.max_batch_that_fits:,}"
-    return f"{plain(problem[0].upper() + problem[1:], 400)}. Use {fix}."
+    return f"{sentence(problem)} Use {fix}."
+
+
+def sentence(text: str) -> str:
+    """A core message (lower case, no full stop) as a sentence on the page, shown as plain text."""
+    return plain(text[0].upper() + text[1:], 400) + "."

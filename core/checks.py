@@ -6,6 +6,8 @@ say why a number is missing or what it extrapolates, for the CLI and the app to 
 
 from __future__ import annotations
 
+from typing import Literal
+
 from core import presets
 from core.candidates import attention_heads, split_problem, splits_evenly
 from core.engine import ENGINES, backend_for
@@ -34,16 +36,23 @@ def memory_problem(scenario: Scenario, plan: MemoryPlan) -> str | None:
         f"{scenario.gpu.name}: it needs {_gb(plan.required_bytes)} (weights {_gb(plan.weight_bytes)} + "
         f"KV cache {_gb(plan.kv_cache_bytes)}), the GPUs hold {_gb(plan.available_bytes)}"
     )
-    if weights_alone_overflow(plan):
+    shortfall = memory_shortfall(plan)
+    if shortfall == "weights":
         return message + "; the weights alone do not fit"
-    if not plan.max_batch_that_fits:  # the weights fit, but one sequence's KV cache does not fit beside them
+    if shortfall == "sequence":
         return message + f"; not one sequence of {work.sequence_tokens:,} tokens fits beside the weights"
     return message + f"; at most {plan.max_batch_that_fits:,} sequences of {work.sequence_tokens:,} tokens fit"
 
 
-def weights_alone_overflow(plan: MemoryPlan) -> bool:
-    """Whether the weights by themselves are more than the GPUs hold (no batch or length helps then)."""
-    return plan.weight_bytes > plan.available_bytes
+def memory_shortfall(plan: MemoryPlan) -> Literal["weights", "sequence", "batch"] | None:
+    """What does not fit, which decides what helps: None (it fits); "weights" (they alone overflow:
+    no batch or length helps); "sequence" (the weights fit, one sequence's KV cache does not fit
+    beside them); "batch" (some sequences fit, not this many)."""
+    if plan.fits:
+        return None
+    if plan.weight_bytes > plan.available_bytes:
+        return "weights"
+    return "batch" if plan.max_batch_that_fits else "sequence"
 
 
 def context_window_tokens(scenario: Scenario) -> int | None:
