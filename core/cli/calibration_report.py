@@ -54,7 +54,8 @@ TITLES = {
     "fresh22": "fresh22 set (single requests through vLLM and SGLang servers, llama.cpp on GeForce cards; judged once)",
     "fresh23": "fresh23 set (single requests on Apple M2 Max and M3 Ultra through Rapid-MLX, Ollama on an RTX 3090; judged once)",
     "fresh24": "fresh24 set (one new source, SGLang's gpt-oss-120b decode on 4 × B200 and 8 × H100; gathered last, judged once)",
-    "fresh25": "fresh25 set (five new sources of single requests: Ollama on an M3 Ultra, vLLM on an A100, B200 and RTX 4090, SGLang on 4 × B200; gathered last, judged once)",
+    "fresh25": "fresh25 set (five new sources of single requests: Ollama on an M3 Ultra, vLLM on an A100, B200 and RTX 4090, SGLang on 4 × B200; judged once)",
+    "fresh26": "fresh26 set (lone requests through servers: vLLM, TGI and NIM on an A10G, vLLM on an RTX 4090, SGLang on 4 × B200; held aside for a change not shipped, judged once)",
 }
 
 
