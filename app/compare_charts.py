@@ -95,11 +95,13 @@ def bills_against_traffic(
 
 
 def table(results: Sequence[Compared], measured_ms: Sequence[float | None]) -> pd.DataFrame:
-    """One row per option: money, latency (estimated, measured, or not estimated), its range, what it is."""
+    """One row per option: money, latency (estimated, measured, not estimated, or no fleet), its range, what it is."""
     rows = []
     for compared, typed in zip(results, measured_ms, strict=False):
         if compared.latency_s is not None:
             latency = fmt.duration(compared.latency_s)
+        elif compared.kind == "self-hosted":
+            latency = "no fleet"  # none meets the targets on that GPU: the notes say why
         elif typed is not None:
             latency = f"{fmt.duration(typed / 1e3)} (measured)"
         else:
@@ -115,3 +117,4 @@ def table(results: Sequence[Compared], measured_ms: Sequence[float | None]) -> p
     columns = ["option", "USD per month", "USD per reply", "USD per year", "latency (one reply)", "likely latency",
                "what it is", "notes"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns).set_index("option")
+

@@ -7,6 +7,7 @@ from app import formatting as fmt
 from app.crossing_text import cheapest_words
 from app.link import pinned_link
 from app.safe import plain
+from app.sidebar_text import sentence
 from app.state import current_scenario
 from app.theme import PLOTLY_CONFIG
 from core.compare import PINNED, served_by
@@ -61,14 +62,21 @@ if words:
 
 measured = [page_inputs.value(f"lat{i}") for i in range(1, len(results) + 1)]
 frame = compare_charts.table(results, measured)
-st.dataframe(
-    frame,
-    column_config={
-        "USD per reply": st.column_config.NumberColumn(format="$%.3g"),
-        "USD per month": st.column_config.NumberColumn(format="$%,.0f"),
-        "USD per year": st.column_config.NumberColumn(format="$%,.0f"),
-    },
-)
+# An option without a bill (no fleet on that GPU meets the targets) is said in a sentence under the
+# table, not left as cells st.dataframe prints "None" in; the download keeps every option.
+billed = frame[frame["USD per month"].notna()]
+if len(billed):
+    st.dataframe(
+        billed,
+        column_config={
+            "USD per reply": st.column_config.NumberColumn(format="$%.3g"),
+            "USD per month": st.column_config.NumberColumn(format="$%,.0f"),
+            "USD per year": st.column_config.NumberColumn(format="$%,.0f"),
+        },
+    )
+for compared in results:
+    if compared.monthly_usd is None:
+        st.warning(plain(f"{compared.option}: no fleet. ", 200) + sentence(compared.note), icon=":material/block:")
 st.download_button(
     "Download the comparison (CSV)",
     frame.to_csv,  # called on a click, not on every rerun

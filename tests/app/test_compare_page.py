@@ -138,3 +138,18 @@ def test_where_the_cheapest_changes_is_labelled_clear_of_your_traffic_line() -> 
 
     assert label(100_000).xanchor == "right" and label(100_000).xshift < 0
     assert label(1_000_000).xanchor == "left" and label(1_000).xanchor == "left"
+
+
+def test_a_fleet_that_cannot_run_is_said_in_words_not_left_as_empty_cells(open_app) -> None:
+    # Llama 3.1 405B on L4s: 24 GB cards, 8 at most per replica, against 228 GB of weights even at
+    # 4 bits, so no setup fits and the option has no bill. The table keeps the options with a bill
+    # (st.dataframe would print "None" in the others' money cells); a warning under it names the
+    # option and the nearest setup's reason (tests/core/test_compare.py derives the figures).
+    at = open_app("compare", **TRAFFIC, cmp="openai/gpt-4.1-mini,llama-3.1-405b on l4")
+    table = at.main.dataframe[0].value
+    assert list(table.index) == ["openai/gpt-4.1-mini"] and table["USD per month"].iloc[0] == pytest.approx(26_400)
+    (warning,) = [w for w in at.main.warning if "no fleet" in unescape(w.value)]
+    assert unescape(warning.value) == (
+        "llama-3.1-405b on l4: no fleet. None of 12 setups meets the targets; the largest, NVIDIA L4 24GB, TP 8, "
+        "4-bit int4: 228.3 GB of weights fill the 147.0 GB the typical engine may use on 8 × 24 GB."
+    )
