@@ -117,4 +117,3 @@ def table(results: Sequence[Compared], measured_ms: Sequence[float | None]) -> p
     columns = ["option", "USD per month", "USD per reply", "USD per year", "latency (one reply)", "likely latency",
                "what it is", "notes"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns).set_index("option")
-
