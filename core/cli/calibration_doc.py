@@ -44,6 +44,7 @@ _SET_NAMES = {
     "fresh24": "**fresh24** (SGLang's gpt-oss-120b decode at batch 1 on 4 × B200 and 8 × H100, gathered last; judged once; 1 source)",
     "fresh25": "**fresh25** (single requests: Ollama on an M3 Ultra, vLLM on an A100, a B200 and an RTX 4090, SGLang's DeepSeek-R1 NVFP4 on 4 × B200; gathered 2026-12-03, judged once; 5 sources)",
     "fresh26": "**fresh26** (lone requests through servers: vLLM, TGI and NIM on an A10G, vLLM on an RTX 4090, SGLang's DeepSeek-R1 NVFP4 on 4 × B200; held aside 2026-12-03 for a change not shipped, judged once; 4 sources)",
+    "fresh27": "**fresh27** (TensorRT-LLM on an RTX 3090, llama.cpp's HIP build on an RX 7900 XTX; gathered 2026-12-03, judged once; 2 sources)",
 }
 
 

@@ -47,6 +47,7 @@ def test_the_sets_and_their_sources(sets):
         "fresh24": 4,
         "fresh25": 18,
         "fresh26": 14,
+        "fresh27": 6,
     }
     sources = {name: {m.source_id for m in rows} for name, rows in sets.items()}
     assert {name: len(ids) for name, ids in sources.items()} == {
@@ -79,6 +80,7 @@ def test_the_sets_and_their_sources(sets):
         "fresh24": 1,
         "fresh25": 5,
         "fresh26": 4,
+        "fresh27": 2,
     }
     # Split by source: no source has rows in two sets.
     for i, one in enumerate(SETS):
@@ -269,6 +271,12 @@ PINNED = {
     ("fresh26", "all", "all"): 24.4,
     ("fresh26", "batch", "batch 1"): 24.4,
     ("fresh26", "moe", "MoE"): 52.2,
+    # fresh27, judged once (2026-12-03, nothing changed since fresh26): TensorRT-LLM's ChatGLM3-6B on an
+    # RTX 3090 within 8-9 %, llama.cpp's HIP build on an RX 7900 XTX within 2-26 % (its decode faster
+    # than measured).
+    ("fresh27", "all", "all"): 10.6,
+    ("fresh27", "batch", "batch 1"): 10.6,
+    ("fresh27", "moe", "MoE"): 13.5,
 }
 # The likely ranges' coverage (share of rows inside their range), pinned from below. The ranges
 # are sized on every one of these sets (core.ranges.SIZED_ON), so these say the sizing holds set by
@@ -304,6 +312,7 @@ PINNED_COVERAGE = {
     ("fresh23", "all"): 1.0,  # 11 of 11 as judged
     ("fresh25", "all"): 0.94,  # 17 of 18 as judged (the RTX 4090's 13 ms first token is outside)
     ("fresh26", "all"): 0.64,  # 9 of 14 as judged (vLLM's and TensorRT-LLM's first tokens outside)
+    ("fresh27", "all"): 1.0,  # 6 of 6 as judged
 }
 
 
