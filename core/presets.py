@@ -183,25 +183,55 @@ def gpu(preset_id: str) -> GPU:
         raise ValueError(f"gpu {preset_id!r} is not a preset; known: {', '.join(gpu_presets())}") from None
 
 
+def _words(text: str) -> tuple[str, ...]:
+    """Runs of letters and digits, case ignored: "Llama-3.1-70B" → ("llama", "3", "1", "70b")."""
+    return tuple(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _runs_at(given: tuple[str, ...], own: tuple[str, ...]) -> list[int]:
+    """Where `own`'s words run together in `given`: the index after each run."""
+    return [i + len(own) for i in range(len(given) - len(own) + 1) if given[i : i + len(own)] == own]
+
+
 def gpu_like(name: str) -> GPU | None:
     """The preset a GPU named in free text is: the longest preset id whose words run together in the name.
 
     Words are runs of letters and digits, case ignored: "A100-80GB-SXM" and "NVIDIA A100 80GB
     SXM" are a100-80gb-sxm, "H100-SXM-80GB" h100-sxm, "AMD Instinct MI300X" mi300x; "L40" is
-    no preset (l40s is another card), nor is "A100" alone (which memory?). Published
-    measurements name their GPU this way; they take the preset's sustained shares.
+    no preset (l40s is another card), nor is "A100" alone (which memory?) or "H100" alone (SXM or
+    PCIe: 3.35 or 2.0 TB/s). Published measurements name their GPU this way; they take the
+    preset's sustained shares.
     """
-
-    def words(text: str) -> tuple[str, ...]:
-        return tuple(re.findall(r"[a-z0-9]+", text.lower()))
-
-    given = words(name)
-
-    def within(own: tuple[str, ...]) -> bool:
-        return any(given[i : i + len(own)] == own for i in range(len(given) - len(own) + 1))
-
-    found = [(len(words(preset_id)), preset_id) for preset_id in gpu_presets() if within(words(preset_id))]
+    given = _words(name)
+    found = [(len(_words(preset_id)), preset_id) for preset_id in gpu_presets() if _runs_at(given, _words(preset_id))]
     return gpu(max(found)[1]) if found else None
+
+
+# Checkpoints published under another name with a preset's architecture (the same layers, heads and
+# experts): DeepSeek-R1 and its 0528 update are DeepSeek-V3's network trained further.
+ARCHITECTURE_ALIASES = {"deepseek-r1": "deepseek-v3"}
+
+
+def model_like(name: str) -> str | None:
+    """The preset id a model named in free text is: the longest preset id (or alias) whose words run
+    together in the name, not followed by a further version number.
+
+    "meta-llama/Llama-3.3-70B-Instruct" is llama-3.3-70b, "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8"
+    qwen3-235b-a22b, "deepseek-ai/DeepSeek-R1-0528" deepseek-v3 (`ARCHITECTURE_ALIASES`); "Llama-3-70B"
+    is no preset (the presets hold 3.1 and 3.3), nor is "DeepSeek-V3.2" (a 1- or 2-digit number after
+    the run continues the version: V3.2's sparse attention is not V3's), while a date such as 0528
+    or 2507 is a checkpoint's, not a version's.
+    """
+    given = _words(name)
+    candidates = {**{preset_id: preset_id for preset_id in model_presets()}, **ARCHITECTURE_ALIASES}
+    found = []
+    for written, preset_id in candidates.items():
+        own = _words(written)
+        for end in _runs_at(given, own):
+            follows = given[end] if end < len(given) else ""
+            if not (follows.isdigit() and len(follows) <= 2):
+                found.append((len(own), preset_id))
+    return max(found)[1] if found else None
 
 
 def model(preset_id: str) -> Model:

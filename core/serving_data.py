@@ -26,11 +26,10 @@ import csv
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from core import presets
 from core.engine import ENGINES, EngineProfile
@@ -42,7 +41,6 @@ from core.user_files import read_text
 
 FILENAME = "serving_llama-3.1-70b.csv"
 MODEL_ID = "llama-3.1-70b"
-GPU_IDS = {"H100-SXM": "h100-sxm", "H200-SXM": "h200", "B200": "b200"}
 PRECISIONS = {
     "fp8": Precision(weight_bits=8, kv_bits=8),
     "nvfp4": Precision(weight_bits=4.5, kv_bits=8, compute_bits=4),  # Blackwell's 4-bit tensor cores
@@ -52,9 +50,8 @@ PRECISIONS = {
     "mxfp4": Precision(weight_bits=4.25, kv_bits=16),
 }
 _WEIGHTS = {"fp16": "bf16", "bfloat16": "bf16", "float16": "bf16", "fp4": "nvfp4"}
-_ENGINE_NAMES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm"}
-# Checkpoints of a preset's architecture under another name (same layers, heads, experts).
-_MODEL_ALIASES = {"DeepSeek-R1": "deepseek-v3", "DeepSeek-R1-0528": "deepseek-v3", "DeepSeek-V3-0324": "deepseek-v3"}
+# Engines as benchmarks write them, letters and digits only ("TensorRT-LLM", "trt", "TRT LLM").
+_ENGINE_NAMES = {"tensorrtllm": "trtllm", "trt": "trtllm", "llamacpp": "llama.cpp"}
 REQUESTS_PER_SLOT = 10  # --num-prompts 10 × concurrency
 LOW_FRACTION = 0.8  # --random-range-ratio 0.8
 # The benchmark's server flags, per engine.
@@ -77,6 +74,7 @@ class ServingMeasurement:
     tpot_ms: float
     source: str
     model: str = MODEL_ID  # a model preset id
+    model_given: str = ""  # the model as the file names it (`presets.model_like` read it as `model`)
     request_rate: float | None = None  # open loop: Poisson arrivals per second (`benchmark_serving --request-rate`)
     ttft_stat: str = "mean"  # "median": an open-loop row is judged on the TTFT's p50, else its mean
     num_prompts: int | None = None  # closed loop: requests the benchmark sent (None: InferenceX's 10 × C)
@@ -122,10 +120,11 @@ def read_serving_file(path: str | Path) -> tuple[list[ServingMeasurement], Count
     gpu, tp, engine, isl, osl, concurrency, ttft_ms, tpot_ms, source, and for open-loop rows
     request_rate (concurrency empty) and ttft_stat; optionally num_prompts (requests the benchmark
     sent: empty, 10 × the concurrency; equal to it, one wave) and length_low_fraction (empty,
-    0.8; 1, fixed lengths); others are ignored. A model or GPU is a preset
-    id or name in any case and punctuation ("Llama-3.1-70B", "H100-SXM"); weights fp8, nvfp4,
-    mxfp4 or bf16/fp16; any engine profile (vLLM's
-    and TensorRT-LLM's benchmark flags are known). A row naming a setup outside the presets is
+    0.8; 1, fixed lengths); others are ignored. A model or GPU is named as people write it:
+    a preset's id or its words within the name, in any case and punctuation ("meta-llama/Llama-3.3-70B-Instruct",
+    "H100-SXM", "NVIDIA B200"; `presets.model_like`, `presets.gpu_like`, which `names_read` reports);
+    weights fp8, nvfp4, mxfp4 or bf16/fp16; any engine profile by its id or name ("TensorRT-LLM",
+    "trt"; vLLM's and TensorRT-LLM's benchmark flags are known). A row naming a setup outside the presets is
     skipped and counted by reason; a malformed row (a missing column, a number that is not
     one) raises ValueError naming its line, as does a file with nothing to model.
     """
@@ -163,8 +162,7 @@ def _read(text: str, name: str) -> tuple[list[ServingMeasurement], Counter[str]]
 
 def _measurement(row: dict[str, str]) -> ServingMeasurement:
     weights = _WEIGHTS.get(row["weights"].strip().lower(), row["weights"].strip().lower())
-    engine = row["engine"].strip().lower()
-    engine = _ENGINE_NAMES.get(engine, engine)
+    engine = _engine_id(row["engine"])
     rate_text, concurrency_text = (row.get("request_rate") or "").strip(), (row["concurrency"] or "").strip()
     if not rate_text and not concurrency_text:
         raise ValueError("a concurrency (closed loop) or a request_rate (open loop) is needed")
@@ -179,6 +177,7 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         raise _Unsupported(f"weights {weights[:20]!r} (known: {', '.join(PRECISIONS)})")
     if engine not in ENGINES:
         raise _Unsupported(f"engine {engine[:20]!r} (known: {', '.join(ENGINES)})")
+    model_given = ((row.get("model_id") or "").strip() or (row.get("model") or "").strip() or MODEL_ID)[:80]
     return ServingMeasurement(
         gpu=_gpu_name(row["gpu"]),
         engine=engine,
@@ -191,12 +190,8 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         tpot_ms=tpot,
         source=row.get("source") or "",
         # The preset id when the file gives one (its `model` is then the checkpoint's own name).
-        model=_preset_id(
-            (row.get("model_id") or "").strip() or row.get("model") or MODEL_ID,
-            "model",
-            presets.model_presets(),
-            _MODEL_ALIASES,
-        ),
+        model=_model_id(model_given),
+        model_given=model_given,
         request_rate=rate,
         ttft_stat="median" if (row.get("ttft_stat") or "").strip().lower() in ("median", "p50") else "mean",
         num_prompts=num_prompts,
@@ -220,25 +215,50 @@ def _harness(row: dict[str, str], concurrency: int | None) -> tuple[int | None, 
 
 def _gpu_name(given: str) -> str:
     """The GPU as the file names it (the splits and slices use its words), once it is known to be a preset."""
-    _preset_id(given, "gpu", presets.gpu_presets(), GPU_IDS)
+    _gpu_id(given)
     return given.strip()
 
 
-def _preset_id(given: str, kind: str, known: Mapping[str, Any], aliases: Mapping[str, str] | None = None) -> str:
-    """A preset id from an id, a name or an alias, ignoring case and punctuation: "Llama-3.1-70B" → llama-3.1-70b."""
+def _gpu_id(given: str) -> str:
+    """The GPU preset a name is (`presets.gpu_like`); unsupported, naming the presets it may have meant, if none."""
+    found = presets.gpu_like(given)
+    if found is not None:
+        return found.id
+    words = set(re.findall(r"[a-z0-9]+", given.lower()))
+    near = [p for p in presets.gpu_presets() if words & set(re.findall(r"[a-z0-9]+", p))]
+    hint = f": write {' or '.join(near)}" if near else ""
+    raise _Unsupported(f"gpu {given.strip()[:40]!r} is not a preset{hint}")
+
+
+def _model_id(given: str) -> str:
+    """The model preset a name is (`presets.model_like`: "meta-llama/Llama-3.3-70B-Instruct" → llama-3.3-70b)."""
+    found = presets.model_like(given)
+    if found is None:
+        raise _Unsupported(f"model {given.strip()[:40]!r} is not a preset")
+    return found
+
+
+def _engine_id(given: str) -> str:
+    """An engine profile's id from its name in any case and punctuation ("TensorRT-LLM", "trt" → trtllm)."""
+    squashed = re.sub(r"[^a-z0-9]", "", given.lower())
+    known = {re.sub(r"[^a-z0-9]", "", engine_id): engine_id for engine_id in ENGINES}
+    return known.get(squashed) or _ENGINE_NAMES.get(squashed) or given.strip().lower()
+
+
+def names_read(rows: Iterable[ServingMeasurement]) -> Counter[str]:
+    """How many rows each model or GPU name was read as a preset by, where the name is not the preset's id."""
 
     def squashed(text: str) -> str:
-        return re.sub(r"[^a-z0-9.]", "", text.lower())
+        return re.sub(r"[^a-z0-9]", "", text.lower())
 
-    wanted = squashed(given)
-    for alias, preset_id in (aliases or {}).items():
-        if squashed(alias) == wanted:
-            return preset_id
-    for preset_id, preset in known.items():
-        names = (preset_id, getattr(getattr(preset, kind, None), "name", ""))
-        if any(squashed(n) == wanted for n in names if n):
-            return preset_id
-    raise _Unsupported(f"{kind} {given.strip()[:40]!r} is not a preset")
+    read: Counter[str] = Counter()
+    for m in rows:
+        if m.model_given and squashed(m.model_given) != squashed(m.model):
+            read[f"model {m.model_given!r} as {m.model}"] += 1
+        gpu_id = _gpu_id(m.gpu)
+        if squashed(m.gpu) != squashed(gpu_id):
+            read[f"gpu {m.gpu!r} as {gpu_id}"] += 1
+    return read
 
 
 def benchmark_engine(profile: EngineProfile, isl: int, osl: int, tp: int) -> EngineProfile:
@@ -257,7 +277,7 @@ def replica_for(
     """The replica a measured setup ran on; `profiles` replaces the named engines' costs (fitting)."""
     gpu_name, engine_id, weights, tp, isl, osl = setup
     profile = (profiles or ENGINES)[engine_id]
-    gpu_id = _preset_id(gpu_name, "gpu", presets.gpu_presets(), GPU_IDS)
+    gpu_id = _gpu_id(gpu_name)
     try:
         return Replica(
             model=presets.model(model_id),

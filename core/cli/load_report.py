@@ -6,7 +6,7 @@ import math
 
 from core.engine import ENGINES, EngineProfile
 from core.serving_calibration import FITTED, SPLITS, Prediction, SliceError, predict, slice_errors, split_report
-from core.serving_data import FILENAME, load_serving_measurements, read_serving_file
+from core.serving_data import FILENAME, load_serving_measurements, names_read, read_serving_file
 
 TPOT_TARGET_PCT, TTFT_TARGET_PCT = 15.0, 30.0
 
@@ -114,6 +114,10 @@ def file_calibration_text(path: str) -> str:
         *_table(errors),
         *_unbounded(predictions),
     ]
+    read = names_read(rows)
+    if read:
+        lines += ["names read as presets (check them: a preset's numbers stand for the name):"]
+        lines += [f"  {n:>5} × {reading}" for reading, n in read.most_common()]
     if skipped:
         lines += [f"skipped {sum(skipped.values())} rows the load model cannot represent:"]
         lines += [f"  {n:>5} × {reason}" for reason, n in skipped.most_common()]

@@ -361,6 +361,17 @@ def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
     assert code == 0 and "against 1 measured points" in out
     assert "skipped 4 rows the load model cannot represent" in out
     assert "2 × gpu 'GB200' is not a preset" in out and "engine 'tgi'" in out and "nvfp4 on H100-SXM" in out
+    # Names as benchmarks write them are read as presets and said so; an ambiguous GPU names its candidates.
+    hub = first.replace("Llama-3.1-70B", "meta-llama/Llama-3.1-70B-Instruct").replace(",B200,", ",NVIDIA B200,")
+    trt = hub.replace(",trtllm,", ",TensorRT-LLM,")
+    h100 = first.replace(",B200,", ",H100,")
+    (tmp_path / "names.csv").write_text("\n".join([header, first, hub, trt, h100]), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "names.csv"))
+    assert code == 0 and "against 3 measured points" in out
+    assert "names read as presets" in out and "2 × model 'meta-llama/Llama-3.1-70B-Instruct' as llama-3.1-70b" in out
+    assert (
+        "2 × gpu 'NVIDIA B200' as b200" in out and "1 × gpu 'H100' is not a preset: write h100-sxm or h100-pcie" in out
+    )
     # A row without a finite estimate is a miss, said in words with its reason: its slices read ∞,
     # not "inf%". Llama 3.1 405B in fp8 on one H100 (405 GB of weights on 80 GB) does not fit; the
     # first row (70B NVFP4 on 2 × B200, which fits) as an open loop at 500 requests a second arrives far

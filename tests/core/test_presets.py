@@ -497,6 +497,28 @@ def test_a_gpu_named_in_free_text_is_its_preset(name: str, preset_id: str | None
     assert (found.id if found else None) == preset_id
 
 
+@pytest.mark.parametrize(
+    ("name", "preset_id"),
+    [
+        ("meta-llama/Llama-3.3-70B-Instruct", "llama-3.3-70b"),  # an org, a suffix
+        ("Llama 3.1 8B", "llama-3.1-8b"),  # the preset's display name
+        ("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "qwen3-235b-a22b"),  # a date and a precision after it
+        ("Qwen3-30B-A3B", "qwen3-30b-a3b"),
+        ("Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"),
+        ("openai/gpt-oss-20b", "gpt-oss-20b"),  # not gpt-oss-120b: words, not characters
+        ("deepseek-ai/DeepSeek-R1-0528", "deepseek-v3"),  # an architecture alias, a checkpoint's date
+        ("nvidia/DeepSeek-R1-FP4", "deepseek-v3"),
+        ("DeepSeek-V3-0324", "deepseek-v3"),
+        ("DeepSeek-V3.2", None),  # a version after the run: not V3's attention
+        ("Llama-3-70B", None),  # Llama 3 is not 3.1 or 3.3
+        ("Qwen2-7B-Instruct", None),  # Qwen2 is not Qwen2.5
+        ("GPT-9", None),
+    ],
+)
+def test_a_model_named_in_free_text_is_its_preset(name: str, preset_id: str | None) -> None:
+    assert presets.model_like(name) == preset_id
+
+
 def test_the_strix_halo_runs_its_matmuls_at_its_sustained_share() -> None:
     # Llama 3.1 8B in 16 bits on the Radeon 8060S under the typical engine (MBU 0.88, MFU 0.88):
     # compute 59.4e12 × 0.73 (hipBLASLt against an H100's GEMMs) × 0.88 = 38.16 TFLOP/s;
