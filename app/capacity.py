@@ -14,6 +14,7 @@ import streamlit as st
 
 from app import compute, page_inputs
 from app.likely import engine_name
+from core.compare import fleet_engine_id
 from core.efficiency import efficiency_base
 from core.load import Load
 from core.plan import CapacityPlan
@@ -24,9 +25,11 @@ PLAN_PAGE = "app/app_pages/plan.py"  # for st.page_link (relative to the entry s
 
 
 def searched(scenario: Scenario) -> tuple[Scenario, str]:
-    """The scenario the search runs on, and which engine that is in words."""
-    if scenario.efficiency.label == "ideal" and st.session_state.get("engine", "auto") == "auto":
-        typical = replace(scenario, efficiency=efficiency_base("typical", scenario.model))
+    """The scenario the search runs on (`core.compare.fleet_engine_id`, told whether the sidebar's engine
+    was chosen), and which engine that is in words."""
+    engine_id = fleet_engine_id(scenario, engine_chosen=st.session_state.get("engine", "auto") != "auto")
+    if engine_id != scenario.efficiency.label:  # the automatic ideal physics: the typical engine instead
+        typical = replace(scenario, efficiency=efficiency_base(engine_id, scenario.model))
         return typical, (
             "the typical engine (the sidebar's automatic choice is the lesson's ideal physics, which no real "
             "server reaches)"

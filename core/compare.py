@@ -92,18 +92,22 @@ def _api(option: str, scenario: Scenario) -> Compared:
     )  # fmt: skip
 
 
-def fleet_engine_id(scenario: Scenario) -> str:
-    """The engine a self-hosted option is sized on, by default: the scenario's, ideal physics included.
+def fleet_engine_id(scenario: Scenario, engine_chosen: bool | None = None) -> str:
+    """The engine a self-hosted option (and the Capacity plan's search) is sized on: the scenario's, ideal physics included.
 
-    Ideal on the lesson's toy GPU is the automatic choice there (`default_efficiency`), and a fleet
-    of real GPUs then runs on the typical engine, as the Capacity plan's search does; chosen for a
-    real GPU, ideal is kept, as the plan keeps it. Its costs move a fleet's bill several-fold
-    (Llama 3.1 8B on an L4: $683 a month on the typical engine, $5,011 on llama.cpp's four slots),
-    so the option's label names it (`served_by`)."""
+    Ideal physics left on automatic (`engine_chosen` False: the lesson's toy GPU takes it by default,
+    `default_efficiency`) sizes a fleet of real GPUs on the typical engine instead; ideal chosen is
+    kept. None when the caller does not know whether it was chosen: on the toy GPU it was automatic,
+    on a real GPU it can only have been chosen. The app passes what its engine input says, the CLI's
+    `plan` what its flags say, so every page and command sizes the same fleet. Its costs move a
+    fleet's bill several-fold (Llama 3.1 8B on an L4: $683 a month on the typical engine, $5,011 on
+    llama.cpp's four slots), so the option's label names it (`served_by`)."""
     label = scenario.efficiency.label
-    if label == IDEAL.label:
-        return TYPICAL.id if scenario.gpu.id == presets.TOY_GPU_ID else IDEAL.label
-    return label
+    if label != IDEAL.label:
+        return label
+    if engine_chosen is None:
+        engine_chosen = scenario.gpu.id != presets.TOY_GPU_ID
+    return IDEAL.label if engine_chosen else TYPICAL.id
 
 
 def served_by(engine_id: str) -> str:

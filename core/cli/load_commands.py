@@ -38,13 +38,21 @@ def add_plan_parser(sub: Any) -> None:
 
 def _parsed(args: argparse.Namespace, spec_type: type, typical_engine: bool = False) -> tuple[Scenario, Any, Load]:
     """The scenario, the spec and the load; a bad value exits 2 with one line naming its option."""
-    if typical_engine and args.eff is None and not args.ideal:
-        # The plan's candidates are real GPUs: "auto" would take the lesson's ideal physics
-        # from the default toy GPU, so the plan starts from the typical engine instead.
-        args.eff = "typical"
     try:
         load = spec_from_args(args, Load)
-        return scenario_from_args(args), spec_from_args(args, spec_type), load
+        scenario = scenario_from_args(args)
+        if typical_engine:
+            from dataclasses import replace
+
+            from core.compare import fleet_engine_id
+            from core.efficiency import efficiency_base
+
+            # The plan's candidates are real GPUs: the lesson's ideal physics left on automatic (the
+            # default toy GPU's) searches on the typical engine instead, as the app's plan does.
+            engine_id = fleet_engine_id(scenario, engine_chosen=args.eff is not None or bool(args.ideal))
+            if engine_id != scenario.efficiency.label:
+                scenario = replace(scenario, efficiency=efficiency_base(engine_id, scenario.model))
+        return scenario, spec_from_args(args, spec_type), load
     except ValueError as error:
         args.subparser.error(f"argument {error}")  # exits 2
         raise  # not reached: argparse's error() exits

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core import presets
-from core.compare import PINNED, THIS, bill, compare, option_ids, self_hosted
+from core.compare import PINNED, THIS, bill, compare, fleet_engine_id, option_ids, self_hosted
 from core.efficiency import efficiency_base
 from core.estimate import estimate
 from core.lengths import RequestLengths
@@ -83,6 +83,26 @@ def test_ideal_physics_chosen_for_a_real_gpu_sizes_the_fleet_the_plan_sizes() ->
     # An explicit engine_id (what the app passes: the engine its plan searched) overrides the default.
     (on_vllm,) = compare(("llama-3.1-8b on l4",), chosen, SPEC, engine_id="vllm")
     assert on_vllm.label.endswith("self-hosted on vLLM") and "vLLM; autoscaled" in on_vllm.note
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "chosen", "sized_on"),
+    [
+        ("toy-gpu", None, "typical"),  # not told: on the toy GPU ideal is the automatic choice
+        ("h100-sxm", None, "ideal"),  # not told: on a real GPU ideal can only have been chosen
+        ("toy-gpu", True, "ideal"),  # the app's engine input set to ideal, or the CLI's --ideal
+        ("h100-sxm", False, "typical"),  # told it was automatic
+    ],
+)
+def test_one_rule_sizes_every_fleet_on_the_lessons_physics_only_when_chosen(
+    gpu_id: str, chosen: bool | None, sized_on: str
+) -> None:
+    # The Capacity plan's page, Compare's options and `python -m core plan` all ask this one function
+    # (once three rules that disagreed on an explicit "ideal" on the toy GPU).
+    ideal = replace(SCENARIO, gpu=presets.gpu(gpu_id), efficiency=efficiency_base("ideal", SCENARIO.model))
+    assert fleet_engine_id(ideal, chosen) == sized_on
+    on_vllm = replace(ideal, efficiency=efficiency_base("vllm", SCENARIO.model))
+    assert fleet_engine_id(on_vllm, chosen) == "vllm"  # an engine is always its own
 
 
 def test_a_fleet_that_meets_no_target_has_no_bill_and_says_why() -> None:
