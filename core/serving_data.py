@@ -257,7 +257,7 @@ def names_read(rows: Iterable[ServingMeasurement]) -> Counter[str]:
             read[f"model {m.model_given!r} as {m.model}"] += 1
         gpu_id = _gpu_id(m.gpu)
         if squashed(m.gpu) != squashed(gpu_id):
-            read[f"gpu {m.gpu!r} as {gpu_id}"] += 1
+            read[f"gpu {m.gpu[:40]!r} as {gpu_id}"] += 1  # a name, not a whole pasted cell
     return read
 
 

@@ -31,9 +31,14 @@ def _table(errors: list[SliceError]) -> list[str]:
     lines = [f"  {'slice':<13}{'value':<15}{'rows':>5}{'TPOT |err|':>12}{'TTFT |err|':>12}"]
     for e in errors:
         lines.append(
-            f"  {e.slice:<13}{e.value:<15}{e.rows:>5}{_pct(e.tpot_median_abs_pct)}{_pct(e.ttft_median_abs_pct)}"
+            f"  {e.slice:<13}{_cut(e.value):<15}{e.rows:>5}{_pct(e.tpot_median_abs_pct)}{_pct(e.ttft_median_abs_pct)}"
         )
     return lines
+
+
+def _cut(value: str, most: int = 30) -> str:
+    """A slice's value as a file named it, cut to a column's width: a GPU named in a 5,000-character cell is not echoed whole."""
+    return value if len(value) <= most else value[: most - 1] + "…"
 
 
 def _rows(count: int) -> str:

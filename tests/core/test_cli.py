@@ -372,6 +372,14 @@ def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
     assert (
         "2 × gpu 'NVIDIA B200' as b200" in out and "1 × gpu 'H100' is not a preset: write h100-sxm or h100-pcie" in out
     )
+    # A GPU named in a 5,000-character cell is read (its preset's words are in it) but never echoed whole:
+    # the slice table cuts it to 30 characters, the names read to 40.
+    pasted = first.replace(",B200,", ",NVIDIA B200 " + "x" * 5000 + ",")
+    (tmp_path / "pasted.csv").write_text("\n".join([header, pasted]), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "pasted.csv"))
+    (table,) = [line for line in out.splitlines() if line.startswith("  gpu ")]
+    assert code == 0 and table.startswith("  gpu          NVIDIA B200 " + "x" * 17 + "… ")
+    assert max(len(line) for line in out.splitlines()[1:]) < 200
     # A row without a finite estimate is a miss, said in words with its reason: its slices read ∞,
     # not "inf%". Llama 3.1 405B in fp8 on one H100 (405 GB of weights on 80 GB) does not fit; the
     # first row (70B NVFP4 on 2 × B200, which fits) as an open loop at 500 requests a second arrives far
