@@ -208,8 +208,9 @@ def gpu_like(name: str) -> GPU | None:
 
 
 # Checkpoints published under another name with a preset's architecture (the same layers, heads and
-# experts): DeepSeek-R1 and its 0528 update are DeepSeek-V3's network trained further.
-ARCHITECTURE_ALIASES = {"deepseek-r1": "deepseek-v3"}
+# experts): DeepSeek-R1 and its 0528 update are DeepSeek-V3's network trained further; Llama 3 8B and
+# 70B are Llama 3.1's shapes with an 8k context (3.1 added only its RoPE scaling to 128k).
+ARCHITECTURE_ALIASES = {"deepseek-r1": "deepseek-v3", "llama-3-8b": "llama-3.1-8b", "llama-3-70b": "llama-3.1-70b"}
 
 
 def model_like(name: str) -> str | None:
@@ -217,10 +218,10 @@ def model_like(name: str) -> str | None:
     together in the name, not followed by a further version number.
 
     "meta-llama/Llama-3.3-70B-Instruct" is llama-3.3-70b, "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8"
-    qwen3-235b-a22b, "deepseek-ai/DeepSeek-R1-0528" deepseek-v3 (`ARCHITECTURE_ALIASES`); "Llama-3-70B"
-    is no preset (the presets hold 3.1 and 3.3), nor is "DeepSeek-V3.2" (a 1- or 2-digit number after
-    the run continues the version: V3.2's sparse attention is not V3's), while a date such as 0528
-    or 2507 is a checkpoint's, not a version's.
+    qwen3-235b-a22b, "deepseek-ai/DeepSeek-R1-0528" and "Meta-Llama-3-70B-Instruct" their architectures'
+    presets (`ARCHITECTURE_ALIASES`); "DeepSeek-V3.2" is none (a 1- or 2-digit number after the run
+    continues the version: V3.2's sparse attention is not V3's), nor "Llama-2-70B-chat" llama-3's,
+    while a date such as 0528 or 2507 is a checkpoint's, not a version's.
     """
     given = _words(name)
     candidates = {**{preset_id: preset_id for preset_id in model_presets()}, **ARCHITECTURE_ALIASES}

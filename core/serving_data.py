@@ -234,7 +234,10 @@ def _model_id(given: str) -> str:
     """The model preset a name is (`presets.model_like`: "meta-llama/Llama-3.3-70B-Instruct" → llama-3.3-70b)."""
     found = presets.model_like(given)
     if found is None:
-        raise _Unsupported(f"model {given.strip()[:40]!r} is not a preset")
+        sizes = {w for w in re.findall(r"[a-z0-9]+", given.lower()) if re.fullmatch(r"\d+b", w)}  # "70b"
+        near = [p for p in presets.model_presets() if sizes & set(re.findall(r"[a-z0-9]+", p))]
+        hint = f" (presets of its size: {', '.join(near)})" if near else ""
+        raise _Unsupported(f"model {given.strip()[:40]!r} is not a preset{hint}")
     return found
 
 

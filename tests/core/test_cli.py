@@ -365,9 +365,14 @@ def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
     hub = first.replace("Llama-3.1-70B", "meta-llama/Llama-3.1-70B-Instruct").replace(",B200,", ",NVIDIA B200,")
     trt = hub.replace(",trtllm,", ",TensorRT-LLM,")
     h100 = first.replace(",B200,", ",H100,")
-    (tmp_path / "names.csv").write_text("\n".join([header, first, hub, trt, h100]), encoding="utf-8")
+    unknown = first.replace("Llama-3.1-70B", "Llama-3.2-70B")  # no such model: the presets of its size are named
+    (tmp_path / "names.csv").write_text("\n".join([header, first, hub, trt, h100, unknown]), encoding="utf-8")
     code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "names.csv"))
     assert code == 0 and "against 3 measured points" in out
+    assert (
+        "1 × model 'Llama-3.2-70B' is not a preset (presets of its size: llama-2-70b, llama-3.1-70b, llama-3.3-70b)"
+        in out
+    )
     assert "names read as presets" in out and "2 × model 'meta-llama/Llama-3.1-70B-Instruct' as llama-3.1-70b" in out
     assert (
         "2 × gpu 'NVIDIA B200' as b200" in out and "1 × gpu 'H100' is not a preset: write h100-sxm or h100-pcie" in out

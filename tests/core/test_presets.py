@@ -510,7 +510,10 @@ def test_a_gpu_named_in_free_text_is_its_preset(name: str, preset_id: str | None
         ("nvidia/DeepSeek-R1-FP4", "deepseek-v3"),
         ("DeepSeek-V3-0324", "deepseek-v3"),
         ("DeepSeek-V3.2", None),  # a version after the run: not V3's attention
-        ("Llama-3-70B", None),  # Llama 3 is not 3.1 or 3.3
+        ("meta-llama/Meta-Llama-3-70B-Instruct", "llama-3.1-70b"),  # Llama 3's shapes are 3.1's (8k context)
+        ("Llama-3.1-8B-Instruct", "llama-3.1-8b"),  # not the llama-3-8b alias: "3" is followed by "1"
+        ("Llama-2-70B-chat", "llama-2-70b"),
+        ("Llama-3.2-70B", None),  # no such preset, and not Llama 3's alias: "3" is followed by "2"
         ("Qwen2-7B-Instruct", None),  # Qwen2 is not Qwen2.5
         ("GPT-9", None),
     ],
