@@ -125,16 +125,15 @@ def _fleet(option: str, scenario: Scenario, spec: Plan, engine_id: str) -> Compa
     label = f"{model.name} on {gpu.name}, self-hosted on {engine_words}"
     best = result.best
     if best is None or best.point is None:
-        reasons = sorted({o.reason for o in result.failures})
-        # Several reasons: the setup that came nearest (the most GPUs per replica, the narrowest
-        # weights) says what stands in the way, e.g. "… TP 8, 4-bit int4: 228.3 GB of weights fill …".
-        nearest = max(result.failures, key=lambda o: (o.setup.gpus_per_replica, -o.setup.weight_bits))
-        why = (
-            reasons[0]
-            if len(reasons) == 1
-            else f"none of {len(result.failures)} setups meets the targets; the largest, {nearest.setup.label}: "
-            f"{nearest.reason}"
-        )
+        reasons = {o.reason for o in result.failures}
+        if len(reasons) == 1:
+            (why,) = reasons
+        else:  # the setup that came nearest (the most GPUs per replica, the narrowest weights) says what is in the way
+            nearest = max(result.failures, key=lambda o: (o.setup.gpus_per_replica, -o.setup.weight_bits))
+            why = (
+                f"none of {len(result.failures)} setups meets the targets; the largest, {nearest.setup.label}: "
+                f"{nearest.reason}"
+            )
         return Compared(option, "self-hosted", label, None, None, None, None, note=why, plan=result)
     monthly = best.monthly_cost_usd or 0.0
     replies = scenario.pricing.replies_per_day * scenario.pricing.days_per_month

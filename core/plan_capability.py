@@ -21,7 +21,7 @@ import numpy as np
 
 from core.candidates import Setup, setups, split_problem
 from core.closed_loop import ClosedLoop, closed_loops
-from core.engine import TYPICAL
+from core.engine import in_words
 from core.iteration import iteration
 from core.lengths import RequestLengths
 from core.memory import kv_cache_bytes, weight_bytes
@@ -227,10 +227,9 @@ def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
     usable = (replica.gpu.memory_bytes * engine.memory_utilization - engine.reserved_bytes_per_gpu) * n
     weights = weight_bytes(replica.model, replica.precision)
     if replica.kv_budget_bytes <= 0:
-        who = "the typical engine" if engine.id == TYPICAL.id else engine.name  # a name mid-sentence
         return (
             f"{weights / BYTES_PER_GB:,.1f} GB of weights fill the {usable / BYTES_PER_GB:,.1f} GB "
-            f"{who} may use on {n} × {replica.gpu.memory_bytes / BYTES_PER_GB:,.0f} GB"
+            f"{in_words(engine.id)} may use on {n} × {replica.gpu.memory_bytes / BYTES_PER_GB:,.0f} GB"
         )
     tokens = lengths.mean_tokens_reserved if engine.reserves_full_sequence else lengths.mean_tokens_held
     one = float(kv_cache_bytes(replica.model, replica.precision, tokens, 1, replica.gpu_count))

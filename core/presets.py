@@ -183,7 +183,7 @@ def gpu(preset_id: str) -> GPU:
         raise ValueError(f"gpu {preset_id!r} is not a preset; known: {', '.join(gpu_presets())}") from None
 
 
-def _words(text: str) -> tuple[str, ...]:
+def name_words(text: str) -> tuple[str, ...]:
     """Runs of letters and digits, case ignored: "Llama-3.1-70B" → ("llama", "3", "1", "70b")."""
     return tuple(re.findall(r"[a-z0-9]+", text.lower()))
 
@@ -202,8 +202,10 @@ def gpu_like(name: str) -> GPU | None:
     PCIe: 3.35 or 2.0 TB/s). Published measurements name their GPU this way; they take the
     preset's sustained shares.
     """
-    given = _words(name)
-    found = [(len(_words(preset_id)), preset_id) for preset_id in gpu_presets() if _runs_at(given, _words(preset_id))]
+    given = name_words(name)
+    found = [
+        (len(name_words(preset_id)), preset_id) for preset_id in gpu_presets() if _runs_at(given, name_words(preset_id))
+    ]
     return gpu(max(found)[1]) if found else None
 
 
@@ -223,11 +225,11 @@ def model_like(name: str) -> str | None:
     continues the version: V3.2's sparse attention is not V3's), nor "Llama-2-70B-chat" llama-3's,
     while a date such as 0528 or 2507 is a checkpoint's, not a version's.
     """
-    given = _words(name)
+    given = name_words(name)
     candidates = {**{preset_id: preset_id for preset_id in model_presets()}, **ARCHITECTURE_ALIASES}
     found = []
     for written, preset_id in candidates.items():
-        own = _words(written)
+        own = name_words(written)
         for end in _runs_at(given, own):
             follows = given[end] if end < len(given) else ""
             if not (follows.isdigit() and len(follows) <= 2):

@@ -224,8 +224,7 @@ def _gpu_id(given: str) -> str:
     found = presets.gpu_like(given)
     if found is not None:
         return found.id
-    words = set(re.findall(r"[a-z0-9]+", given.lower()))
-    near = [p for p in presets.gpu_presets() if words & set(re.findall(r"[a-z0-9]+", p))]
+    near = _sharing(set(presets.name_words(given)), presets.gpu_presets())
     hint = f": write {' or '.join(near)}" if near else ""
     raise _Unsupported(f"gpu {given.strip()[:40]!r} is not a preset{hint}")
 
@@ -234,33 +233,41 @@ def _model_id(given: str) -> str:
     """The model preset a name is (`presets.model_like`: "meta-llama/Llama-3.3-70B-Instruct" → llama-3.3-70b)."""
     found = presets.model_like(given)
     if found is None:
-        sizes = {w for w in re.findall(r"[a-z0-9]+", given.lower()) if re.fullmatch(r"\d+b", w)}  # "70b"
-        near = [p for p in presets.model_presets() if sizes & set(re.findall(r"[a-z0-9]+", p))]
+        sizes = {w for w in presets.name_words(given) if re.fullmatch(r"\d+b", w)}  # "70b"
+        near = _sharing(sizes, presets.model_presets())
         hint = f" (presets of its size: {', '.join(near)})" if near else ""
         raise _Unsupported(f"model {given.strip()[:40]!r} is not a preset{hint}")
     return found
 
 
+def _sharing(words: set[str], preset_ids: Iterable[str]) -> list[str]:
+    """The preset ids with one of `words` among their own, in the presets' order."""
+    return [p for p in preset_ids if words & set(presets.name_words(p))]
+
+
+def _squashed(text: str) -> str:
+    """Letters and digits only, lower case: "TensorRT-LLM" → "tensorrtllm"."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
 def _engine_id(given: str) -> str:
     """An engine profile's id from its name in any case and punctuation ("TensorRT-LLM", "trt" → trtllm)."""
-    squashed = re.sub(r"[^a-z0-9]", "", given.lower())
-    known = {re.sub(r"[^a-z0-9]", "", engine_id): engine_id for engine_id in ENGINES}
-    return known.get(squashed) or _ENGINE_NAMES.get(squashed) or given.strip().lower()
+    known = {_squashed(engine_id): engine_id for engine_id in ENGINES}
+    return known.get(_squashed(given)) or _ENGINE_NAMES.get(_squashed(given)) or given.strip().lower()
 
 
 def names_read(rows: Iterable[ServingMeasurement]) -> Counter[str]:
     """How many rows each model or GPU name was read as a preset by, where the name is not the preset's id."""
-
-    def squashed(text: str) -> str:
-        return re.sub(r"[^a-z0-9]", "", text.lower())
-
+    models = Counter((m.model_given, m.model) for m in rows if m.model_given)
+    gpus = Counter(m.gpu for m in rows)
     read: Counter[str] = Counter()
-    for m in rows:
-        if m.model_given and squashed(m.model_given) != squashed(m.model):
-            read[f"model {m.model_given!r} as {m.model}"] += 1
-        gpu_id = _gpu_id(m.gpu)
-        if squashed(m.gpu) != squashed(gpu_id):
-            read[f"gpu {m.gpu[:40]!r} as {gpu_id}"] += 1  # a name, not a whole pasted cell
+    for (given, model_id), n in models.items():
+        if _squashed(given) != _squashed(model_id):
+            read[f"model {given!r} as {model_id}"] += n
+    for given, n in gpus.items():  # each name resolved once, not once a row
+        gpu_id = _gpu_id(given)
+        if _squashed(given) != _squashed(gpu_id):
+            read[f"gpu {given[:40]!r} as {gpu_id}"] += n  # a name, not a whole pasted cell
     return read
 
 

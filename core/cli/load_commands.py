@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any
 
 from core.cli.scenario_args import add_scenario_options, scenario_from_args
@@ -42,9 +43,7 @@ def _parsed(args: argparse.Namespace, spec_type: type, typical_engine: bool = Fa
         load = spec_from_args(args, Load)
         scenario = scenario_from_args(args)
         if typical_engine:
-            from dataclasses import replace
-
-            from core.compare import fleet_engine_id
+            from core.compare import fleet_engine_id  # the price catalogue's module: only for a plan
             from core.efficiency import efficiency_base
 
             # The plan's candidates are real GPUs: the lesson's ideal physics left on automatic (the
