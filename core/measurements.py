@@ -10,7 +10,7 @@ Split by source (never by row), each set gathered and judged in turn: `measureme
 (the engines' costs are fitted on these), `measurements_validation.csv` (never fitted; used to
 choose the model's structure and to size the likely ranges) and `measurements_test.csv` (looked
 at once, at the end), all three before any error was computed; then `measurements_fresh.csv` to
-`measurements_fresh28.csv` (`SETS`, in the order they were gathered), each by a helper that
+`measurements_fresh29.csv` (`SETS`, in the order they were gathered), each by a helper that
 never ran the model and each judged once with the model frozen before it was seen. What each
 holds and what it scored as judged: `data/README.md`. A row's engine selects the profile that
 predicts it (`PROFILE_OF`; llama.cpp on Apple silicon and on Radeon, `core.engine.backend_for`); engines without a profile of
@@ -63,6 +63,7 @@ SETS = (
     "fresh26",
     "fresh27",
     "fresh28",
+    "fresh29",
 )
 COLUMNS = tuple(
     "source_id model model_id params_b active_params_b layers hidden query_heads kv_heads head_dim experts "

@@ -46,6 +46,7 @@ _SET_NAMES = {
     "fresh26": "**fresh26** (lone requests through servers: vLLM, TGI and NIM on an A10G, vLLM on an RTX 4090, SGLang's DeepSeek-R1 NVFP4 on 4 × B200; held aside 2026-12-03 for a change not shipped, judged once; 4 sources)",
     "fresh27": "**fresh27** (TensorRT-LLM on an RTX 3090, llama.cpp's HIP build on an RX 7900 XTX; gathered 2026-12-03, judged once; 2 sources)",
     "fresh28": "**fresh28** (vLLM 0.6.6 and SGLang 0.5.6 in-process on A100s, Llama 3 8B and 70B, prompts to 33k; TensorRT-LLM's FP8 static batch on an H100; gathered 2026-12-03, judged once; 3 sources)",
+    "fresh29": "**fresh29** (single requests of Qwen3-30B-A3B under vLLM on a Strix Halo, llama.cpp's MoE and dense Qwen3 on an A10; gathered 2026-12-03, judged once; 3 sources)",
 }
 
 

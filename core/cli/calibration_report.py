@@ -58,6 +58,7 @@ TITLES = {
     "fresh26": "fresh26 set (lone requests through servers: vLLM, TGI and NIM on an A10G, vLLM on an RTX 4090, SGLang on 4 × B200; held aside for a change not shipped, judged once)",
     "fresh27": "fresh27 set (TensorRT-LLM on an RTX 3090, llama.cpp HIP on an RX 7900 XTX; gathered 2026-12-03, judged once)",
     "fresh28": "fresh28 set (vLLM 0.6.6 and SGLang 0.5.6 in-process on A100s, TensorRT-LLM's FP8 static batch on an H100; gathered 2026-12-03, judged once)",
+    "fresh29": "fresh29 set (Qwen3-30B-A3B under vLLM on a Strix Halo, llama.cpp's MoE and dense Qwen3 on an A10; gathered 2026-12-03, judged once)",
 }
 
 
