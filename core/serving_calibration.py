@@ -206,10 +206,10 @@ def predict(
     by_setup: dict[tuple, list[ServingMeasurement]] = defaultdict(list)
     for m in measurements:
         closed = m.request_rate is None
-        by_setup[(m.model, m.setup, closed, m.lengths, m.requests_per_slot if closed else None)].append(m)
+        by_setup[(m.model, m.setup, m.precision, closed, m.lengths, m.requests_per_slot if closed else None)].append(m)
     out = []
-    for (model_id, setup, closed, lengths, per_slot), rows in by_setup.items():
-        replica = replica_for(setup, profiles, model_id)
+    for (model_id, setup, precision, closed, lengths, per_slot), rows in by_setup.items():
+        replica = replica_for(setup, profiles, model_id, precision)
         ttfts: np.ndarray
         tpots: np.ndarray
         if closed:

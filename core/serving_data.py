@@ -79,6 +79,10 @@ class ServingMeasurement:
     ttft_stat: str = "mean"  # "median": an open-loop row is judged on the TTFT's p50, else its mean
     num_prompts: int | None = None  # closed loop: requests the benchmark sent (None: InferenceX's 10 × C)
     length_low_fraction: float = LOW_FRACTION  # lengths uniform in this fraction of nominal to nominal (1: fixed)
+    # The weights' format fixes the cache and the maths unless the file says (None): an fp8 cache
+    # beside MXFP4 weights, MXFP4 maths on 4-bit tensor cores (AMD's MI355X recipes run both).
+    kv_bits: float | None = None
+    compute_bits: int | None = None
 
     @property
     def load(self) -> str:
@@ -94,8 +98,18 @@ class ServingMeasurement:
 
     @property
     def setup(self) -> tuple[str, str, str, int, int, int]:
-        """Rows that share a setup (and model) differ only in concurrency: one vectorised evaluation."""
+        """Rows that share a setup (and model, and precision) differ only in concurrency: one vectorised evaluation."""
         return (self.gpu, self.engine, self.weights, self.tp, self.isl, self.osl)
+
+    @property
+    def precision(self) -> Precision:
+        """The weights' format's precision, with the cache's and the maths' bits the file gives."""
+        own = PRECISIONS[self.weights]
+        return replace(
+            own,
+            kv_bits=own.kv_bits if self.kv_bits is None else self.kv_bits,
+            compute_bits=own.compute_bits if self.compute_bits is None else self.compute_bits,
+        )
 
     @property
     def lengths(self) -> RequestLengths:
@@ -119,8 +133,9 @@ def read_serving_file(path: str | Path) -> tuple[list[ServingMeasurement], Count
     Columns: model (or the preset's id in model_id, model then the checkpoint's own name), weights,
     gpu, tp, engine, isl, osl, concurrency, ttft_ms, tpot_ms, source, and for open-loop rows
     request_rate (concurrency empty) and ttft_stat; optionally num_prompts (requests the benchmark
-    sent: empty, 10 × the concurrency; equal to it, one wave) and length_low_fraction (empty,
-    0.8; 1, fixed lengths); others are ignored. A model or GPU is named as people write it:
+    sent: empty, 10 × the concurrency; equal to it, one wave), length_low_fraction (empty,
+    0.8; 1, fixed lengths), kv_bits and compute_bits (what the server ran beside the weights, an
+    fp8 cache or FP4 maths; empty, the format's: `PRECISIONS`); others are ignored. A model or GPU is named as people write it:
     a preset's id or its words within the name, in any case and punctuation ("meta-llama/Llama-3.3-70B-Instruct",
     "H100-SXM", "NVIDIA B200"; `presets.model_like`, `presets.gpu_like`, which `names_read` reports);
     weights fp8, nvfp4, mxfp4 or bf16/fp16; any engine profile by its id or name ("TensorRT-LLM",
@@ -142,13 +157,14 @@ class _Unsupported(Exception):
 def _read(text: str, name: str) -> tuple[list[ServingMeasurement], Counter[str]]:
     rows: list[ServingMeasurement] = []
     skipped: Counter[str] = Counter()
-    runs: set[tuple[str, tuple[str, str, str, int, int, int]]] = set()  # setups already known to run
+    runs: set[tuple[str, tuple[str, str, str, int, int, int], Precision]] = set()  # setups known to run
     for line, row in enumerate(csv.DictReader(text.splitlines()), start=2):
         try:
             measurement = _measurement(row)
-            if (measurement.model, measurement.setup) not in runs:  # can it run there at all? once a setup
-                replica_for(measurement.setup, None, measurement.model)
-                runs.add((measurement.model, measurement.setup))
+            known = (measurement.model, measurement.setup, measurement.precision)
+            if known not in runs:  # can it run there at all? once a setup
+                replica_for(measurement.setup, None, measurement.model, measurement.precision)
+                runs.add(known)
         except _Unsupported as reason:
             skipped[str(reason)] += 1
             continue
@@ -172,6 +188,7 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         raise ValueError(f"request_rate must be a positive number of requests per second, got {rate_text[:20]!r}")
     numbers = (int(row["tp"]), int(row["isl"]), int(row["osl"]))
     num_prompts, low_fraction = _harness(row, concurrency)
+    kv_text, compute_text = (row.get("kv_bits") or "").strip(), (row.get("compute_bits") or "").strip()
     ttft, tpot = float(row["ttft_ms"]), float(row["tpot_ms"])
     if weights not in PRECISIONS:
         raise _Unsupported(f"weights {weights[:20]!r} (known: {', '.join(PRECISIONS)})")
@@ -196,6 +213,8 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         ttft_stat="median" if (row.get("ttft_stat") or "").strip().lower() in ("median", "p50") else "mean",
         num_prompts=num_prompts,
         length_low_fraction=low_fraction,
+        kv_bits=float(kv_text) if kv_text else None,
+        compute_bits=int(compute_text) if compute_text else None,
     )
 
 
@@ -283,15 +302,18 @@ def replica_for(
     setup: tuple[str, str, str, int, int, int],
     profiles: dict[str, EngineProfile] | None = None,
     model_id: str = MODEL_ID,
+    precision: Precision | None = None,
 ) -> Replica:
-    """The replica a measured setup ran on; `profiles` replaces the named engines' costs (fitting)."""
+    """The replica a measured setup ran on; `profiles` replaces the named engines' costs (fitting).
+
+    `precision`: the row's own (`ServingMeasurement.precision`), else its weights' format's."""
     gpu_name, engine_id, weights, tp, isl, osl = setup
     profile = (profiles or ENGINES)[engine_id]
     gpu_id = _gpu_id(gpu_name)
     try:
         return Replica(
             model=presets.model(model_id),
-            precision=PRECISIONS[weights],
+            precision=precision or PRECISIONS[weights],
             gpu=presets.gpu(gpu_id),
             gpu_count=tp,
             engine=benchmark_engine(profile, isl, osl, tp),

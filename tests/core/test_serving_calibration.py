@@ -185,6 +185,10 @@ def test_an_open_loop_row_is_judged_on_the_open_loop(tmp_path):
         ("serving_other_models_fresh3.csv", 15, 75.7, 100.2),
         # ... and a fifth (NIM's Llama 3.3 70B on 2 x H100; its C = 1 values are also single-request fit rows).
         ("serving_other_models_fresh4.csv", 9, 7.5, 16.0),
+        # ... and a seventh (AMD's Llama 3.3 70B on one MI355X, fp8 and MXFP4 with an fp8 cache): 43.4 % and
+        # 47.9 % as judged, MXFP4 read as gpt-oss's 16-bit cache and maths; with the file's kv_bits and
+        # compute_bits (the cache and FP4 maths the recipe states) since.
+        ("serving_other_models_fresh5.csv", 2, 12.6, 39.7),
     ],
 )
 def test_other_models_load_errors_are_pinned(name, rows, tpot_pct, ttft_pct):
@@ -209,3 +213,36 @@ def test_a_file_names_the_preset_in_model_id_and_mxfp4_is_read_as_gpt_oss_ships_
     ]
     precision = replica_for(measured[1].setup, None, measured[1].model).precision
     assert (precision.weight_bits, precision.kv_bits, precision.math_bits) == (4.25, 16, 16)
+
+
+def test_a_file_may_give_the_cache_and_the_maths_bits_its_server_ran(tmp_path):
+    # AMD's MI355X recipes serve MXFP4 weights with `--kv-cache-dtype fp8` and FP4 GEMMs: the
+    # format's own precision (16-bit cache and maths, gpt-oss's) is not what ran. Given, they are used;
+    # empty, the format's. The same setup at two caches is two setups, not one vectorised evaluation.
+    header = "model_id,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms,kv_bits,compute_bits"
+    rows = [
+        "llama-3.3-70b,mxfp4,mi355x,1,vllm,8191,1024,1,900,20,8,4",
+        "llama-3.3-70b,mxfp4,mi355x,1,vllm,8191,1024,1,900,20,,",
+        "llama-3.3-70b,mxfp4,h100-sxm,2,vllm,8191,1024,1,900,20,8,4",  # no 4-bit tensor cores: skipped
+    ]
+    measured, skipped = _read(tmp_path, header, rows)
+    assert [(m.precision.weight_bits, m.precision.kv_bits, m.precision.math_bits) for m in measured] == [
+        (4.25, 8, 4),
+        (4.25, 16, 16),
+    ]
+    (reason,) = skipped
+    assert reason.startswith("mxfp4 on h100-sxm") and "4-bit" in reason
+    fp8_cache, own = predict(measured)
+    # 8,191-token prompts: the 8-bit cache halves the 2.9 GB of cache a step reads beside 37.5 GB of
+    # weights, and the 4-bit maths halve the prompt's; so both latencies fall.
+    assert fp8_cache.tpot_ms < own.tpot_ms and fp8_cache.ttft_ms < own.ttft_ms
+
+
+@pytest.mark.parametrize(
+    ("kv_bits", "compute_bits", "says"),
+    [("8", "5", "compute_bits must be 16, 8 or 4"), ("0", "", "kv_bits"), ("eight", "", "eight")],
+)
+def test_bad_cache_or_maths_bits_name_the_line(tmp_path, kv_bits, compute_bits, says):
+    header = "model_id,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms,kv_bits,compute_bits"
+    with pytest.raises(ValueError, match=f"line 2: .*{says}"):
+        _read(tmp_path, header, [f"llama-3.3-70b,mxfp4,mi355x,1,vllm,8191,1024,1,900,20,{kv_bits},{compute_bits}"])
