@@ -116,4 +116,7 @@ def table(results: Sequence[Compared], measured_ms: Sequence[float | None]) -> p
     # The month's bill first (a phone shows the option and a column or two), what it is after the numbers.
     columns = ["option", "USD per month", "USD per reply", "USD per year", "latency (one reply)", "likely latency",
                "what it is", "notes"]  # fmt: skip
-    return pd.DataFrame(rows, columns=columns).set_index("option")
+    frame = pd.DataFrame(rows, columns=columns).set_index("option")
+    # Only a scenario option has a likely range (the load model's fleets and the APIs have none): a
+    # column empty on every row is left out rather than shown blank.
+    return frame if frame["likely latency"].astype(bool).any() else frame.drop(columns="likely latency")

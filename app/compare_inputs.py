@@ -33,6 +33,12 @@ def _pin() -> None:
     st.session_state["cmp"] = chosen
 
 
+def add(options: tuple[str, ...]) -> None:
+    """The sidebar's own API and model (`core.compare.scenario_options`) first, then the options already chosen."""
+    chosen = [*options, *(o for o in st.session_state.get("cmp") or [] if o not in options)]
+    st.session_state["cmp"] = chosen[:MAX_OPTIONS]  # the defaults, chosen last, give way first
+
+
 def draw() -> None:
     chosen = inputs.multi(BY_KEY["cmp"], max_selections=MAX_OPTIONS)
     for i in range(1, MAX_OPTIONS + 1):

@@ -73,6 +73,22 @@ def option_ids(model_ids: tuple[str, ...] | None = None) -> tuple[str, ...]:
     return (THIS, PINNED, *(m.id for m in catalogue()), *(f"{m}{ON}{g}" for m in models for g in gpus))
 
 
+def scenario_options(scenario: Scenario) -> tuple[str, ...]:
+    """The options the scenario itself names: its API model, and its preset model on its priced preset GPU.
+
+    What a reader who chose an API and a model expects to find compared ('openai/gpt-4o',
+    'llama-3.1-70b on h100-sxm'); a model or GPU whose numbers were edited, the lesson's toy (no
+    KV cache: no real fleet) or a GPU without a rental price is no such option.
+    """
+    found = [scenario.pricing.api_model] if scenario.pricing.api_model else []
+    model, gpu = scenario.model, scenario.gpu
+    preset_model = model.id in presets.model_presets() and presets.model(model.id) == model
+    preset_gpu = gpu.id in presets.gpu_presets() and presets.gpu(gpu.id) == gpu
+    if preset_model and preset_gpu and model.has_attention_shape and gpu.price_usd_per_hour is not None:
+        found.append(f"{model.id}{ON}{gpu.id}")
+    return tuple(found)
+
+
 def self_hosted(option: str) -> tuple[str, str] | None:
     """'llama-3.1-8b on l4' → ('llama-3.1-8b', 'l4'); None for any other id."""
     model, on, gpu = option.partition(ON)

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from app import capacity, compare_charts, compute, page_inputs
+from app import capacity, compare_charts, compare_inputs, compute, page_inputs
 from app import formatting as fmt
 from app.crossing_text import cheapest_words
 from app.link import pinned_link
@@ -10,7 +10,7 @@ from app.safe import plain
 from app.sidebar_text import sentence
 from app.state import current_scenario
 from app.theme import PLOTLY_CONFIG
-from core.compare import PINNED, served_by
+from core.compare import PINNED, scenario_options, served_by
 from core.plan_spec import Plan
 
 scenario = current_scenario()
@@ -40,6 +40,10 @@ st.markdown(
     + fmt.gpu_discount(spec.gpu_discount)
     + "); a scenario option is billed and timed as its own Overview."
 )
+missing = tuple(option for option in scenario_options(scenario) if option not in chosen)
+if missing:  # a reader who picked an API (or a model on a GPU) in the sidebar expects it here
+    st.info(plain(f"The sidebar's choice is not compared yet: {', '.join(missing)}.", 300), icon=":material/add:")
+    st.button("Compare it" if len(missing) == 1 else "Compare them", on_click=compare_inputs.add, args=(missing,))
 if not chosen:
     st.info("Pick up to four options in the sidebar, under 'Options'.", icon=":material/compare_arrows:")
     st.stop()

@@ -29,6 +29,7 @@ def test_the_default_options_are_the_decision_a_pm_makes(page) -> None:
     # gpt-4.1-mini $26,400 and haiku $75,000 a month (tests/core/test_compare.py derives them).
     assert table["USD per month"].iloc[:2].tolist() == pytest.approx([26_400, 75_000])
     assert table["latency (one reply)"].iloc[:2].tolist() == ["not estimated", "not estimated"]
+    assert "likely latency" not in table.columns  # APIs and fleets carry no range: no blank column
     fleet = compare(("llama-3.1-8b on l4",), Scenario.from_flat(TRAFFIC), Plan())[0]
     assert table["USD per month"].iloc[2] == pytest.approx(fleet.monthly_usd)
     # The fleet is the cheapest at a million replies a day: said first, in dollars.
@@ -99,6 +100,8 @@ def test_pinning_holds_the_scenario_against_its_edit(open_app) -> None:
     assert list(table.index) == ["openai/gpt-4.1-mini", "pinned scenario", THIS]
     # Lesson prices: pinned 1,000 × 0.5 + 300 × 1.5 = $0.00095 a reply; edited 1,000 × 0.5 + 600 × 1.5 = $0.0014.
     assert table["USD per reply"].iloc[1:].tolist() == pytest.approx([0.00095, 0.0014])
+    # The lesson's ideal physics is exact, so no range: the column stays out (an engine's scenario has one).
+    assert "likely latency" not in table.columns
     assert at.text_input(key="pinned").value == "prompt=1000&out=300&replies=1000000"  # its short link
 
 
@@ -153,3 +156,29 @@ def test_a_fleet_that_cannot_run_is_said_in_words_not_left_as_empty_cells(open_a
         "llama-3.1-405b on l4: no fleet. None of 12 setups meets the targets; the largest, NVIDIA L4 24GB, TP 8, "
         "4-bit int4: 228.3 GB of weights fill the 147.0 GB the typical engine may use on 8 × 24 GB."
     )
+
+
+def test_the_sidebars_api_and_model_are_offered_and_added_first(open_app) -> None:
+    # A PM who chose GPT-4o (and an engineer Llama 3.1 70B on an H100) finds them offered, not silently
+    # absent: one press puts them first, the default options after them, up to four.
+    at = open_app("compare", **TRAFFIC, api="openai/gpt-4o", model="llama-3.1-70b", gpu="h100-sxm")
+    (offer,) = [unescape(i.value) for i in at.main.info]
+    assert offer == "The sidebar's choice is not compared yet: openai/gpt-4o, llama-3.1-70b on h100-sxm."
+    next(b for b in at.main.button if b.label == "Compare them").click().run()
+    table = at.main.dataframe[0].value
+    assert list(table.index) == [
+        "openai/gpt-4o",
+        "llama-3.1-70b on h100-sxm",
+        "openai/gpt-4.1-mini",
+        "anthropic/claude-haiku-4-5",
+    ]
+    # GPT-4o's list prices $2.50 in, $10 out: 1,000 × 2.5e-6 + 300 × 1e-5 = $0.0055 a reply × 1e6 × 30.
+    assert table["USD per month"].iloc[0] == pytest.approx(165_000)
+    assert not at.main.info
+
+
+def test_a_scenario_option_on_an_engine_brings_its_likely_range(open_app) -> None:
+    at = open_app("compare", **TRAFFIC, cmp=f"openai/gpt-4.1-mini,{THIS}", model="llama-3.1-8b", gpu="h100-sxm",
+                  engine="vllm")  # fmt: skip
+    table = at.main.dataframe[0].value
+    assert table["likely latency"].tolist()[0] == "" and " to " in table["likely latency"].tolist()[1]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core import presets
-from core.compare import PINNED, THIS, bill, compare, fleet_engine_id, option_ids, self_hosted
+from core.compare import PINNED, THIS, bill, compare, fleet_engine_id, option_ids, scenario_options, self_hosted
 from core.efficiency import efficiency_base
 from core.estimate import estimate
 from core.lengths import RequestLengths
@@ -148,3 +148,24 @@ def test_the_option_ids() -> None:
     assert self_hosted("openai/gpt-4.1-mini") is None and self_hosted("nope on l4") is None
     # Only GPUs with a rental price can be billed: none without one is offered.
     assert not any(i.endswith(" on mi300x") for i in ids) or presets.gpu("mi300x").price_usd_per_hour is not None
+
+
+@pytest.mark.parametrize(
+    ("flat", "expected"),
+    [
+        # What the sidebar chose, as Compare's ids: the API, and the preset model on its priced preset GPU.
+        (
+            {"model": "llama-3.1-70b", "gpu": "h100-sxm", "api": "openai/gpt-4o"},
+            ("openai/gpt-4o", "llama-3.1-70b on h100-sxm"),
+        ),
+        # The lesson's toy on its toy GPU: no KV cache and no rental price, so no fleet to compare; no API.
+        ({}, ()),
+        ({"api": "openai/gpt-4o"}, ("openai/gpt-4o",)),
+        # Edited numbers are not the preset a "model on GPU" option sizes: only the API is named.
+        ({"model": "llama-3.1-70b", "gpu": "h100-sxm", "layers": "40", "api": "openai/gpt-4o"}, ("openai/gpt-4o",)),
+    ],
+)
+def test_the_options_a_scenario_names_are_its_api_and_its_preset_fleet(flat, expected) -> None:
+    found = scenario_options(Scenario.from_flat(flat))
+    assert found == expected
+    assert set(found) <= set(option_ids())  # every one is an option Compare accepts
