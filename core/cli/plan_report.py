@@ -121,6 +121,11 @@ def recommendation(result: CapacityPlan) -> str:
         if monthly > api
         else ": the same"
     )
+    if not result.scenario.model.has_attention_shape:  # the lesson's toy: no KV cache, so no real fleet's size
+        verdict += (
+            " — but for a model without a KV cache (the lesson's toy), whose replicas memory never fills: "
+            "a real model's fleet is larger, so pick one before comparing"
+        )
     return (
         f"{best.total_gpus_at_peak:,} × {setup.gpu.name} in {replicas:,} replica{'s' * (replicas != 1)} of "
         f"TP {setup.gpus_per_replica}, {setup.precision_name}, at up to {best.concurrency_per_replica or 0:,.0f} "
