@@ -69,6 +69,11 @@ latency_col.metric(f"Latency, {lengths}", fmt.ratio(ratio(est.total_s, short.tot
 cost_col.metric(f"Cost per reply, {lengths}", cost_ratio,
                 f"{fmt.usd(est.cost_per_reply_usd)} vs {fmt.usd(short.cost_per_reply_usd)}",
                 delta_color="off", delta_arrow="off")  # fmt: skip
+api = f", not {plain(pricing.api_model)}'s (the tool does not estimate an API's speed)" if pricing.api_model else ""
+st.caption(
+    f"The latencies are {plain(scenario.model.name)} on {work.gpu_count:,} × {plain(scenario.gpu.name)}, as set under "
+    f"'Self-hosting' in the sidebar{api}."
+)
 lesson = Scenario.lesson()
 if (scenario.model, scenario.gpu) == (lesson.model, lesson.gpu):  # the lab's remark, on the lab's machine only
     lab = cached_lab_run(REFERENCE_PREDICTIONS).part3

@@ -41,6 +41,16 @@ def test_the_labs_jitter_is_said_only_on_the_labs_machine(open_app) -> None:
     assert "Latency, 500 vs 50 tokens" in metrics(at)
 
 
+def test_the_latencies_beside_an_apis_prices_say_whose_they_are(open_app) -> None:
+    # GPT-4o's prices bill the replies; the 500- vs 50-token latencies are the sidebar's self-hosted model's.
+    at = open_app(PAGE, api="openai/gpt-4o", model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8")
+    captions = [c.value.replace("\\", "") for c in at.main.caption]
+    assert (
+        "The latencies are Llama 3.1 70B on 2 × NVIDIA H100 SXM 80GB, as set under 'Self-hosting' in the "
+        "sidebar, not openai/gpt-4o's (the tool does not estimate an API's speed)." in captions
+    )
+
+
 def test_the_tables_hold_the_numbers_and_download_as_csv(open_app) -> None:
     at = open_app(PAGE)
     split, pair = (frame.value for frame in at.main.dataframe)
