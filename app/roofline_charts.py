@@ -175,14 +175,17 @@ def batch_sweep(
         traces.append(
             line(x, y, f"past the memory ceiling ({fmt.count(fits)} fit)", theme.CEILING, "", width=0, **band)
         )
-        notes.append(  # left of the band's edge: to its right the plot may end (a phone)
+        # Left of the band's edge: to its right the plot may end (a phone). With nothing fitting the edge
+        # is the plot's own left side, and a note left of it would be cut: it goes inside the band.
+        inside = fits + 0.5 <= b[0]
+        notes.append(
             {
                 "x": log10(edge),
                 "y": 1,
                 "yref": "paper",
                 "yanchor": "top",
-                "text": f"memory ceiling: {fmt.count(fits)} fit",
-                **{**NOTE, "xanchor": "right", "xshift": -4},
+                "text": "not one sequence fits" if inside else f"memory ceiling: {fmt.count(fits)} fit",
+                **{**NOTE, "xanchor": "left" if inside else "right", "xshift": 4 if inside else -4},
             }
         )
     traces += _throughput(b, r, c > 0.5)
@@ -191,7 +194,8 @@ def batch_sweep(
     here = int(np.argmin(np.abs(b - scenario_batch)))
     marker = {"color": theme.DECODE, "size": 12, "symbol": "circle-open", "line": {"width": 3}}
     name = f"your batch ({fmt.count(scenario_batch)})"
-    traces.append(points([b[here]], [r[here]], name, hover_xy("sequences", "your batch"), marker))
+    # Not clipped at the axes: at batch 1 the ring sits on the plot's left edge.
+    traces.append(points([b[here]], [r[here]], name, hover_xy("sequences", "your batch"), marker, cliponaxis=False))
     if critical_batch is not None and b[0] <= critical_batch <= b[-1]:
         name = f"critical batch {fmt.count(critical_batch)}"
         traces.append(line([critical_batch] * 2, [0, top], name, theme.COMPUTE_BOUND, "", "dash", 1, hoverinfo="skip"))

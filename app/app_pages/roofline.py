@@ -45,9 +45,11 @@ critical_help = "The smallest batch whose decode step reaches the ridge and turn
 cols[1].metric("Critical batch", "never" if critical is None else fmt.count(critical), help=critical_help)
 fits_help = "Weights plus every sequence's KV cache (prompt + output tokens) against GPU memory × GPUs."
 cols[2].metric("Largest batch that fits", "any" if ceiling is None else fmt.count(ceiling), help=fits_help)
+weights_fit = est.memory.weight_bytes_per_gpu <= est.memory.available_bytes_per_gpu
 st.caption(
     f"Memory per GPU: the weights take {fmt.gigabytes(est.memory.weight_bytes_per_gpu)} of "
-    f"{fmt.gigabytes(est.memory.available_bytes_per_gpu)}; what is left holds the sequences' KV caches."
+    f"{fmt.gigabytes(est.memory.available_bytes_per_gpu)}; "
+    + ("what is left holds the sequences' KV caches." if weights_fit else "they alone overflow it: nothing is left.")
 )
 if critical is None:
     st.info("At this context each sequence's KV-cache read outgrows its maths: decode never turns compute-bound.")

@@ -263,6 +263,16 @@ def test_batch_sweep_memory_ceiling_band():
     assert note.text == "memory ceiling: 389 fit" and note.x == pytest.approx(math.log10(389.5))
 
 
+def test_with_nothing_fitting_the_ceilings_note_sits_inside_the_plot():
+    # 0 fit: the band starts at the sweep's first batch (1), the plot's own left side; a note anchored left
+    # of it would be cut off (a phone printed it over the axis' ticks), so it reads inside the band.
+    fig = _lesson_sweep_figure(max_fit=0)
+    assert list(_trace(fig, "past the memory ceiling").x)[0] == 1
+    (note,) = fig.layout.annotations
+    assert (note.text, note.xanchor, note.xshift, note.x) == ("not one sequence fits", "left", 4, 0)
+    assert _trace(fig, "your batch").cliponaxis is False  # the ring at batch 1 is drawn whole
+
+
 def test_long_sweeps_are_thinned_to_the_budget():
     batch = np.arange(1, 20_001, dtype=float)
     step = np.full(batch.shape, 0.007)

@@ -138,6 +138,10 @@ def test_weights_that_do_not_fit_warn(open_app):
     assert metrics(at)["Largest batch that fits"] == "0"
     assert "do not fit" in at.main.warning[0].value
     assert all(r[-2] == "no" for r in rows(at))  # "fits", before the memory per GPU
+    # Nothing is left for KV caches, and the caption does not say there is.
+    assert "Memory per GPU: the weights take 141.10 GB of 80.00 GB; they alone overflow it: nothing is left." in [
+        c.value for c in at.main.caption
+    ]
 
 
 def test_an_eager_engine_says_its_host_sets_the_pace(open_app):
