@@ -35,9 +35,16 @@ NO_RANGE = (
 )
 
 
+DOES_NOT_RUN = (
+    "It does not fit in memory (said above): these are the times the physics gives as if it did, not what any "
+    "server would run, so they carry no likely range."
+)
+
+
 def shown_range(est: Estimate) -> LikelyRange | None:
-    """core's likely range for the estimate, or None on ideal physics (see the module's docstring)."""
-    return None if is_ideal(est.scenario) else likely_range(est)
+    """core's likely range for the estimate; None on ideal physics (see the module's docstring) or for a setup
+    that does not fit (a range says where real servers land, and none runs it)."""
+    return None if is_ideal(est.scenario) or not est.memory.fits else likely_range(est)
 
 
 def is_ideal(scenario: Scenario) -> bool:
@@ -172,8 +179,10 @@ def confidence_words(scenario: Scenario, rng: LikelyRange) -> str:
     return words
 
 
-def range_note(scenario: Scenario, rng: LikelyRange | None) -> str:
+def range_note(scenario: Scenario, rng: LikelyRange | None, fits: bool = True) -> str:
     """The caption under the headline numbers: what 'likely' means, how sure it is, or why there is none."""
+    if not fits:
+        return DOES_NOT_RUN
     if rng is None:
         return NO_RANGE
     # An eager engine's range is its own regime's (core.ranges.regime), sized on eager rows alone.
@@ -195,6 +204,8 @@ def range_note(scenario: Scenario, rng: LikelyRange | None) -> str:
 def latency_summary(scenario: Scenario, est: Estimate, rng: LikelyRange | None) -> str:
     """The latency page's line on the engine and the reply's likely total, or why there is no range."""
     out = fmt.count(scenario.workload.output_tokens)
+    if not est.memory.fits:
+        return DOES_NOT_RUN
     if rng is None:
         return NO_RANGE if not efficiency_edited(scenario) else f"Engine: {engine_phrase(scenario)}. {NO_RANGE}"
     total = fmt.duration_range(rng.total_low_s, rng.total_high_s)

@@ -51,12 +51,20 @@ def what_drives_it(est: Estimate) -> str:
         return "These prices are zero: the API costs nothing at any traffic."
     output = cost.output_usd / cost.total_usd
     prompt = (cost.input_usd + cost.cached_input_usd + cost.cache_write_usd) / cost.total_usd
-    doubled = 1 + output  # twice the reply: the output part doubles, the rest stays
-    return (
-        f"**What drives it:** output tokens are {fmt.percent(output)} of each reply's cost, the prompt "
-        f"{fmt.percent(prompt)}. A reply twice as long costs {fmt.ratio(doubled)} as much: estimate the reply's "
-        "length first."
-    )
+    shares = f"output tokens are {fmt.percent(output)} of each reply's cost, the prompt {fmt.percent(prompt)}"
+    if output >= prompt:
+        advice = f"A reply twice as long costs {fmt.ratio(1 + output)} as much: estimate the reply's length first."
+    else:  # a long prompt (a document, a chat history) is what the bill follows
+        advice = (
+            f"A prompt twice as long costs about {fmt.ratio(1 + prompt)} as much: estimate the prompt's length first."
+        )
+    tier = cost.tier_above_prompt_tokens
+    if tier is not None:  # the list prices quoted above are the base tier's
+        advice += (
+            f" This prompt is over {fmt.count(tier)} tokens, so the whole request pays the provider's "
+            "long-prompt rates, above the list prices quoted."
+        )
+    return f"**What drives it:** {shares}. {advice}"
 
 
 def self_hosting_line(scenario: Scenario) -> str:
@@ -112,7 +120,13 @@ def prompt_vs_output_meaning(scenario: Scenario) -> str:
         if scenario.efficiency.request_path_s(scenario.workload.gpu_count) > 0
         else ""
     )
-    return f"One output token takes as long as this many prompt tokens: prompt tokens share one pass{alone}."
+    # The Latency line's asymmetry compares its reply's length as prompt and as output: another length,
+    # another ratio (a short pass is memory-bound), so the length this one holds for is said.
+    prompt = fmt.count(scenario.workload.prompt_tokens)
+    return (
+        f"One output token takes as long as this many prompt tokens, at this {prompt}-token prompt: prompt tokens "
+        f"share one pass{alone}."
+    )
 
 
 def batch_output_meaning(scenario: Scenario) -> str:
@@ -135,7 +149,11 @@ def total_meaning(est: Estimate) -> str:
 def batching_advice(est: Estimate, critical: int | None) -> str:
     """What batching can still buy, bounded by what fits in memory."""
     room, batch = est.memory.max_batch_that_fits, est.scenario.workload.batch_size
-    if room is not None and room <= batch:
+    if room == 0:  # not one request fits: batching is not yet the question
+        return "room in memory first (more GPUs, fewer bits per weight or per KV value): not one request fits yet"
+    if room is not None and room < batch:
+        return f"a batch of at most {room:,}, the most that fit, or more memory (more GPUs, an 8-bit KV cache)"
+    if room is not None and room == batch:
         return "more memory per sequence (more GPUs, an 8-bit KV cache): no more requests fit beside these"
     if critical is None:
         return "batch more requests (the KV-cache reads grow as fast as the maths, so the step stays memory-bound)"
@@ -154,7 +172,12 @@ def memory_line(scenario: Scenario, plan: MemoryPlan) -> str:
         f"{fmt.gigabytes(plan.kv_cache_bytes_per_gpu)} = **{fmt.gigabytes(plan.required_bytes_per_gpu)}** of "
         f"{fmt.gigabytes(plan.available_bytes_per_gpu)}."
     )
-    if plan.kv_replication > 1:
+    if plan.kv_replication > 1 and model.kv_latent_dim is not None:  # core.memory.kv_replication's two causes
+        used += (
+            f" Latent attention caches one latent per token that every head reads, so each of the "
+            f"{w.gpu_count:,} GPUs holds the whole KV cache ({plan.kv_replication:g}× over)."
+        )
+    elif plan.kv_replication > 1:
         used += (
             f" With {w.gpu_count:,} GPUs and {model.kv_heads or 1} KV heads the KV cache is held "
             f"{plan.kv_replication:g}× over (a GPU cannot hold part of a head)."

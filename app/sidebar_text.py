@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from app import formatting
 from app.safe import plain
 from core import presets
 from core.checks import memory_problem, memory_shortfall
 from core.engine import BACKENDS, ENGINES
-from core.memory import MemoryPlan
+from core.memory import MemoryPlan, memory_plan
 from core.scenario import Scenario
 from core.specs import CUSTOM_ID
 
@@ -83,12 +84,32 @@ def memory_warning(scenario: Scenario, plan: MemoryPlan) -> str | None:
     more = f"at least {needed:,} GPUs" if needed else "more GPUs"
     shortfall = memory_shortfall(plan)
     if shortfall == "weights":  # no batch or length helps
-        fix = f"{more} or fewer bits per weight"
+        fix = f"{more} or fewer bits per weight{_narrower_that_fits(scenario)}"
     elif shortfall == "sequence":  # a batch of 1 is already the least
         fix = f"{more}, fewer bits per KV value, or shorter sequences"
     else:
         fix = f"{more}, fewer bits per weight, or a batch of at most {plan.max_batch_that_fits:,}"
     return f"{sentence(problem)} Use {fix}."
+
+
+_NARROWER = {8: "fp8 or int8", 4.5: "int4 AWQ/GPTQ or MXFP4"}
+
+
+def _narrower_that_fits(scenario: Scenario) -> str:
+    """', such as 8 bits (fp8 / int8): one request then fits', the widest common width that holds one request; or ''.
+
+    DeepSeek-V3 ships in fp8 and is served so on 8 × H200; at the sidebar's 16 bits it does not fit,
+    and "fewer bits" alone leaves the reader to guess how many."""
+    w, precision = scenario.workload, scenario.precision
+    for bits in _NARROWER:
+        if bits >= precision.weight_bits:
+            continue
+        narrower = replace(precision, weight_bits=bits, compute_bits=None)
+        trial = memory_plan(scenario.model, narrower, scenario.gpu.memory_bytes, w.gpu_count, 1, w.sequence_tokens)
+        if trial.fits:
+            size = formatting.gigabytes(trial.weight_bytes)
+            return f": at {bits:g} bits ({_NARROWER[bits]}) the weights take {size} and one request fits"
+    return ""
 
 
 def sentence(text: str) -> str:

@@ -31,6 +31,8 @@ st.page_link("app/app_pages/bill.py", label="The bill in detail: reply length, t
 # --- self-hosting: latency and hardware, for engineers ------------------------------------
 st.header("Self-hosting: latency and hardware", divider="gray")
 st.caption(words.self_hosting_line(scenario))
+if not est.memory.fits:  # before the numbers, not under them: they describe a setup no server runs
+    st.caption(f"**{likely.range_note(scenario, None, fits=False)}**")
 row1, row2 = st.columns(3, border=True), st.columns(3, border=True)
 ttft, tpot, total = (fmt.duration(t) for t in (est.ttft_s, est.tpot_s, est.total_s))
 rng = likely.shown_range(est)  # None on ideal physics: the lesson's calculation has no range
@@ -51,7 +53,8 @@ for column, (label, value, meaning) in zip([*row1, *row2], metrics, strict=True)
     delta = f"likely {shown}" if shown else None
     column.metric(label, value, delta, delta_color="off", delta_arrow="off", help=range_help if shown else None)
     column.caption(meaning)
-st.caption(likely.range_note(scenario, rng))
+if est.memory.fits:
+    st.caption(likely.range_note(scenario, rng))
 st.caption(
     f"These are one static batch of {fmt.plural(work.batch_size, 'request')} on one machine, prefilled together. "
     "For traffic (requests arriving all day, continuous batching, latency targets) size a fleet on the Capacity "

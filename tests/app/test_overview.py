@@ -156,6 +156,8 @@ def test_a_server_engines_first_token_names_its_path_and_the_ratio_leaves_it_out
     # The lesson's machine has no server path: its words stay as they were.
     lesson = "\n".join(c.value for c in open_app().main.caption)
     assert "one parallel pass over 200 tokens of prompt." in lesson and "no prompt token's cost" not in lesson
+    # The ratio holds for this prompt's length (the Latency line's asymmetry uses the reply's): it says which.
+    assert "as long as this many prompt tokens, at this 200-token prompt:" in lesson
 
 
 def test_a_big_batch_hits_the_compute_wall(open_app) -> None:
@@ -198,3 +200,60 @@ def test_the_whole_batch_caption_counts_its_requests_in_words(open_app, batch: s
     # Not "of all 1 request together": one request is said as one.
     at = open_app(model="llama-3.1-8b", gpu="h100-sxm", batch=batch)
     assert meaning in [c.value for c in at.main.caption]
+
+
+@pytest.mark.parametrize(
+    ("query", "why"),
+    [
+        # DeepSeek-V3's latent (512 + 64 wide) is read by all 128 heads, so each of 8 GPUs keeps it whole:
+        # 8 copies, though 128 heads split evenly over 8 (core.memory.kv_replication).
+        (
+            {"model": "deepseek-v3", "gpu": "h200", "gpus": "8", "wbits": "8"},
+            "so each of the 8 GPUs holds the whole KV cache (8× over).",
+        ),
+        # Qwen3-235B-A22B has 4 KV heads: on 8 GPUs each holds ceil(4 / 8) = 1, 8 × 1 / 4 = 2 copies.
+        (
+            {"model": "qwen3-235b-a22b", "gpu": "h200", "gpus": "8", "wbits": "8"},
+            "With 8 GPUs and 4 KV heads the KV cache is held 2× over (a GPU cannot hold part of a head).",
+        ),
+    ],
+)
+def test_the_kv_caches_copies_are_said_with_their_cause(open_app, query: dict, why: str) -> None:
+    body = text(open_app(**query))
+    assert why in body
+    assert body.count("× over") == 1
+
+
+def test_a_long_prompt_is_said_to_drive_the_bill_at_its_providers_tier(open_app) -> None:
+    # Claude Sonnet 4.5: $3 in, $15 out per million; a prompt over 200,000 tokens pays $6 and $22.50 for the
+    # whole request. 250,000 × $6e-6 = $1.50 + 500 × $22.5e-6 = $0.01125 → $1.51125 a reply: the prompt is
+    # 99.3 % of it, and twice the prompt 1 + 0.993 = 2.0x the cost. Twice the reply would be 1.007x: its
+    # length is not what to estimate first.
+    at = open_app(api="anthropic/claude-sonnet-4-5", prompt="250000")
+    assert metrics(at)["Cost per reply"] == "$1.51"
+    body = text(at)
+    assert "output tokens are 0.7% of each reply's cost, the prompt 99.3%" in body
+    assert "A prompt twice as long costs about 2.0x as much: estimate the prompt's length first." in body
+    assert "This prompt is over 200,000 tokens, so the whole request pays the provider's long-prompt rates" in body
+    assert "estimate the reply's length first" not in body
+
+
+def test_a_setup_that_does_not_fit_says_its_times_are_no_servers_and_gives_no_range(open_app) -> None:
+    # Llama 3.1 70B in 16 bits is 141.1 GB on one 40 GB A100: no server runs it, so the typical engine's
+    # times carry no "likely" range, and the page says why before the numbers.
+    at = open_app(model="llama-3.1-70b", gpu="a100-40gb", engine="typical")
+    captions = [c.value for c in at.main.caption]
+    assert "**It does not fit in memory (said above): these are the times the physics gives as if it did" in captions[2]
+    assert not any(m.delta for m in at.main.metric)  # no "likely …" under any number
+    fits = open_app(model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8", engine="typical")
+    assert any((m.delta or "").startswith("likely ") for m in fits.main.metric)
+
+
+def test_the_walls_advice_asks_for_room_first_when_not_one_request_fits(open_app) -> None:
+    # 141.1 GB of weights on a 40 GB A100: batching cannot be the fix (0 fit), memory is.
+    body = text(open_app(model="llama-3.1-70b", gpu="a100-40gb", engine="typical"))
+    assert (
+        "What would move it: room in memory first (more GPUs, fewer bits per weight or per KV value): not one "
+        "request fits yet;" in body
+    )
+    assert "no more requests fit beside these" not in body

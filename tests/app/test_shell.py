@@ -144,6 +144,29 @@ def test_weights_that_do_not_fit_warn_with_the_fix(open_app) -> None:
 @pytest.mark.parametrize(
     ("link", "fix"),
     [
+        # DeepSeek-V3 (671.03 B) at 16 bits is 1,342.1 GB on 8 × 141 GB = 1,128 GB; at 8 bits, as it ships,
+        # 671.03 GB + 0.2 GB of KV cache for one request fits: the fix says how few bits are enough.
+        (
+            {"model": "deepseek-v3", "gpu": "h200", "gpus": "8"},
+            "Use more GPUs or fewer bits per weight: at 8 bits (fp8 or int8) the weights take 671.03 GB and one "
+            "request fits.",
+        ),
+        # Llama 3.1 70B on one 40 GB A100: 8 bits is 70.55 GB, too much; 4.5 bits is 70.55 × 4.5 / 8 = 39.68 GB.
+        (
+            {"model": "llama-3.1-70b", "gpu": "a100-40gb"},
+            "Use at least 4 GPUs or fewer bits per weight: at 4.5 bits (int4 AWQ/GPTQ or MXFP4) the weights take "
+            "39.68 GB and one request fits.",
+        ),
+    ],
+)
+def test_weights_that_do_not_fit_say_how_few_bits_would(open_app, link, fix) -> None:
+    (warning,) = open_app(**link).main.warning
+    assert unescape(warning.value).replace("\\", "").endswith(fix), warning.value
+
+
+@pytest.mark.parametrize(
+    ("link", "fix"),
+    [
         # Llama 3.1 8B on one L4 (24 GB), 100,000 + 500 tokens: one sequence's KV is 100,500 × 131,072 B =
         # 13.2 GB, 29.2 GB with the 16.06 GB of weights → 2 GPUs; batch 1 is already the least.
         (
