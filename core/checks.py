@@ -113,6 +113,11 @@ def tensor_parallel_problems(scenario: Scenario) -> tuple[str, ...]:
     """
     model, n = scenario.model, scenario.workload.gpu_count
     shape = attention_heads(model)
+    if n > 1 and not model.has_attention_shape:  # the lesson's toy: nothing to split by, nothing to all-reduce
+        return (
+            f"{model.name} has no attention shape, so its {n:,} GPUs split every step perfectly, with no all-reduce "
+            "between them: no real server scales so; pick a real model to see tensor parallel's costs",
+        )
     if n == 1 or shape is None or split_problem(model, n) is None:
         return ()
     query, kv = shape

@@ -606,6 +606,8 @@ def test_context_past_the_models_window_is_a_warning_naming_it():
         ("deepseek-v3", 6, True),  # 128 % 6 = 2; its latent cache splits whatever the count
         ("deepseek-v3", 8, False),
         ("llama-3.1-8b", 1, False),  # one GPU: nothing to split
+        ("toy-7b", 999, True),  # no attention shape: 999 GPUs split it perfectly, 0.01 ms a step, no all-reduce
+        ("toy-7b", 1, False),  # the lesson's own machine
     ],
 )
 def test_a_tensor_parallel_size_the_engines_refuse_is_a_warning(model_id, gpus, warned):
