@@ -52,3 +52,21 @@ def test_a_hostile_name_in_a_compared_or_pinned_scenario_never_renders_as_markup
     assert list(at.main.dataframe[0].value.index) == ["this scenario", "pinned scenario"]
     for text in rendered_text(at):
         assert "www.evil-example.com" not in text and not re.search(r"\]\(http", text), text
+
+
+@pytest.mark.parametrize(
+    ("typed", "source"),
+    [
+        # GFM's literal autolinks survive backslash escapes (the browser test sees the links): each trigger
+        # gets a zero-width space (U+200B), after which no www., scheme:// or address@domain remains.
+        ("www.evil-example.com/login", "www\u200b\\.evil\\-example\\.com\\/login"),
+        ("http://evil.example", "http\\:\u200b\\/\\/evil\\.example"),
+        ("mail@evil.example", "mail\\@\u200bevil\\.example"),
+        # Nothing else changes: a ratio's colon and a number's dot stay as they were, escaped.
+        ("ratio 1.5:1 at 10:30", "ratio 1\\.5\\:1 at 10\\:30"),
+    ],
+)
+def test_plain_breaks_every_autolink_trigger_and_nothing_else(typed: str, source: str) -> None:
+    from app.safe import plain
+
+    assert plain(typed) == source

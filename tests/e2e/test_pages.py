@@ -371,6 +371,23 @@ def test_hostile_link_warns_and_does_not_crash(page: Page) -> None:
     assert page.locator("script", has_text="nope").count() == 0
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        # A name and an unknown API id from a shared link: escaped markdown still autolinked in a browser
+        # (GFM's literal autolinks: www., a scheme's ://, an address's @), which AppTest cannot see.
+        "/?model=custom&mname=www.evil-example.com/login&gpu=custom&gname=mail@evil-example.com",
+        "/plan?model=llama-3.1-8b&gpu=h100-sxm&mname=www.evil-example.com/login",
+        "/?api=http://evil.example/login",
+    ],
+)
+def test_no_link_is_built_from_a_links_text(page: Page, path: str) -> None:
+    open_page(page, path)
+    expect(page.get_by_test_id("stMain").get_by_text("evil", exact=False).first).to_be_visible()  # it is shown...
+    assert page.locator('a[href*="evil"]').count() == 0  # ...as text, never as a link
+    expect_no_exception(page)
+
+
 # --- downloads ------------------------------------------------------------------------
 
 
