@@ -135,7 +135,10 @@ def _fleet(option: str, scenario: Scenario, spec: Plan, engine_id: str) -> Compa
     model_id, gpu_id = self_hosted(option) or ("", "")
     model, gpu = presets.model(model_id), presets.gpu(gpu_id)
     engine_words = served_by(engine_id)
-    hosted = replace(scenario, model=model, gpu=gpu, efficiency=efficiency_base(engine_id, model))
+    # The plan gives each setup its own precision (`core.candidates`) and keeps only the cache's bits: the
+    # scenario's maths (4 bits on a B200) need not run on this GPU, and asking it to raised.
+    precision = replace(scenario.precision, compute_bits=None)
+    hosted = replace(scenario, model=model, gpu=gpu, precision=precision, efficiency=efficiency_base(engine_id, model))
     w = scenario.workload
     result = plan(hosted, replace(spec, gpu_ids=(gpu_id,)), RequestLengths.of(w), frontiers=False)
     label = f"{model.name} on {gpu.name}, self-hosted on {engine_words}"
