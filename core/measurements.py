@@ -30,6 +30,7 @@ from core.engine import backend_for
 from core.scenario import Scenario
 from core.specs import CUSTOM_ID, GPU, Model, Precision, Workload
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
+from core.user_files import cells_match, number, whole
 
 SETS = (
     "fit",
@@ -127,8 +128,14 @@ class Measurement:
         return self.scenario.precision.weight_bits < 8
 
 
-def _optional_int(text: str) -> int | None:
-    return int(text) if text else None
+def _optional_int(row: dict[str, str], column: str) -> int | None:
+    value = number(row, column, whole=True, optional=True)
+    return None if value is None else int(value)
+
+
+def _billions(row: dict[str, str], column: str, unit: float) -> int:
+    """A finite figure above 0 in the file's unit (billions, GB/s, TFLOP/s) in SI units."""
+    return round(float(number(row, column) or 0) * unit)
 
 
 def _model(row: dict[str, str]) -> Model:
@@ -139,17 +146,17 @@ def _model(row: dict[str, str]) -> Model:
     return Model(
         id=CUSTOM_ID,
         name=row["model"][:60],  # a label: long ones are cut, as `measurement` cuts every name
-        total_params=round(float(row["params_b"]) * PARAMS_PER_BILLION),
-        active_params=round(float(row["active_params_b"]) * PARAMS_PER_BILLION),
-        layers=int(row["layers"]),
-        hidden=int(row["hidden"]),
-        query_heads=int(row["query_heads"]),
-        kv_heads=int(row["kv_heads"]),
-        head_dim=int(row["head_dim"]),
-        experts=_optional_int(row["experts"]),
-        experts_per_token=_optional_int(row["experts_per_token"]),
-        kv_latent_dim=_optional_int(row["kv_latent_dim"]),
-        kv_latent_rope_dim=_optional_int(row["kv_latent_rope_dim"]),
+        total_params=_billions(row, "params_b", PARAMS_PER_BILLION),
+        active_params=_billions(row, "active_params_b", PARAMS_PER_BILLION),
+        layers=whole(row, "layers"),
+        hidden=whole(row, "hidden"),
+        query_heads=whole(row, "query_heads"),
+        kv_heads=whole(row, "kv_heads"),
+        head_dim=whole(row, "head_dim"),
+        experts=_optional_int(row, "experts"),
+        experts_per_token=_optional_int(row, "experts_per_token"),
+        kv_latent_dim=_optional_int(row, "kv_latent_dim"),
+        kv_latent_rope_dim=_optional_int(row, "kv_latent_rope_dim"),
     )
 
 
@@ -172,20 +179,20 @@ def _gpu(row: dict[str, str]) -> GPU:
     naming a card as the presets do ("NVIDIA A100 80GB SXM") gets it too.
     """
 
-    def tflops(key: str) -> float:
-        return round(float(row[key]) * FLOP_PER_TFLOP)
+    def tflops(key: str) -> int:
+        return _billions(row, key, FLOP_PER_TFLOP)
 
     like = presets.gpu_like(row["gpu"])
 
     return GPU(
         id=CUSTOM_ID,
         name=row["gpu"],
-        memory_bandwidth_bytes_per_s=round(float(row["bandwidth_gb_s"]) * BYTES_PER_GB),
+        memory_bandwidth_bytes_per_s=_billions(row, "bandwidth_gb_s", BYTES_PER_GB),
         peak_flops_16bit_per_s=tflops("tflops_16"),
         peak_flops_8bit_per_s=tflops("tflops_8"),
         peak_flops_4bit_per_s=tflops("tflops_4") if row["tflops_4"] else None,
-        memory_bytes=round(float(row["memory_gb"]) * BYTES_PER_GB),
-        interconnect_bytes_per_s=round(float(row["interconnect_gb_s"]) * BYTES_PER_GB),
+        memory_bytes=_billions(row, "memory_gb", BYTES_PER_GB),
+        interconnect_bytes_per_s=_billions(row, "interconnect_gb_s", BYTES_PER_GB),
         vector_flops_per_s=vector_flops().get(row["gpu"], None if like is None else like.vector_flops_per_s),
         sustained_bandwidth_share=1.0 if like is None else like.sustained_bandwidth_share,
         sustained_compute_share=1.0 if like is None else like.sustained_compute_share,
@@ -209,16 +216,16 @@ def measurement(row: dict[str, str]) -> Measurement:
         model=model,
         gpu=_gpu(row),
         precision=Precision(
-            weight_bits=float(row["weight_bits"]),
-            kv_bits=float(row["kv_bits"]),
-            compute_bits=int(row["compute_bits"]),
+            weight_bits=float(number(row, "weight_bits") or 0),
+            kv_bits=float(number(row, "kv_bits") or 0),
+            compute_bits=whole(row, "compute_bits"),
         ),
         efficiency=efficiency,
         workload=Workload(
-            prompt_tokens=int(row["prompt_tokens"]),
-            output_tokens=int(row["output_tokens"]),
-            batch_size=int(row["batch"]),
-            gpu_count=int(row["n_gpus"]),
+            prompt_tokens=whole(row, "prompt_tokens"),
+            output_tokens=whole(row, "output_tokens"),
+            batch_size=whole(row, "batch"),
+            gpu_count=whole(row, "n_gpus"),
         ),
     )
     label = (
@@ -229,7 +236,7 @@ def measurement(row: dict[str, str]) -> Measurement:
         label=label,
         scenario=scenario,
         metric=row["metric"],
-        value=float(row["value"]),
+        value=float(number(row, "value") or 0),
         source_id=row["source_id"],
         engine=row["engine"],
         profile=profile,
@@ -256,12 +263,17 @@ def read_measurements(text: str, name: str) -> tuple[Measurement, ...]:
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         raise ValueError(f"{name} lacks the columns {', '.join(missing[:3])}{more} (core/data/README.md)")
+    try:
+        numbered = list(enumerate(reader, start=2))
+    except csv.Error as error:  # a field past the csv module's limit, a stray NUL
+        raise ValueError(f"{name} line {reader.line_num + 1}: {error}") from None  # the line being read
     rows = []
-    for number, row in enumerate(reader, start=2):
+    for line, row in numbered:
         try:
+            cells_match(row, len(reader.fieldnames or ()))
             rows.append(measurement(row))
         except (ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"{name} line {number}: {error}") from None
+            raise ValueError(f"{name} line {line}: {error}") from None
     if not rows:
         raise ValueError(f"{name} has no rows")
     return tuple(rows)

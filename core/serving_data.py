@@ -37,7 +37,7 @@ from core.lengths import RequestLengths
 from core.load import Load
 from core.replica import Replica
 from core.specs import Precision
-from core.user_files import read_text
+from core.user_files import cells_match, number, read_text, whole
 
 FILENAME = "serving_llama-3.1-70b.csv"
 MODEL_ID = "llama-3.1-70b"
@@ -158,8 +158,14 @@ def _read(text: str, name: str) -> tuple[list[ServingMeasurement], Counter[str]]
     rows: list[ServingMeasurement] = []
     skipped: Counter[str] = Counter()
     runs: set[tuple[str, tuple[str, str, str, int, int, int], Precision]] = set()  # setups known to run
-    for line, row in enumerate(csv.DictReader(text.splitlines()), start=2):
+    reader = csv.DictReader(text.splitlines())
+    try:
+        numbered = list(enumerate(reader, start=2))
+    except csv.Error as error:  # a field past the csv module's limit, a stray NUL
+        raise ValueError(f"{name} line {reader.line_num + 1}: {error}") from None  # the line being read
+    for line, row in numbered:
         try:
+            cells_match(row, len(reader.fieldnames or ()))
             measurement = _measurement(row)
             known = (measurement.model, measurement.setup, measurement.precision)
             if known not in runs:  # can it run there at all? once a setup
@@ -182,14 +188,14 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
     rate_text, concurrency_text = (row.get("request_rate") or "").strip(), (row["concurrency"] or "").strip()
     if not rate_text and not concurrency_text:
         raise ValueError("a concurrency (closed loop) or a request_rate (open loop) is needed")
-    concurrency = int(concurrency_text) if concurrency_text else None  # both given: the closed loop it ran
+    concurrency = whole(row, "concurrency") if concurrency_text else None  # both given: the closed loop it ran
     rate = None if concurrency is not None else float(rate_text)
     if rate is not None and not (0 < rate < math.inf):
         raise ValueError(f"request_rate must be a positive number of requests per second, got {rate_text[:20]!r}")
-    numbers = (int(row["tp"]), int(row["isl"]), int(row["osl"]))
+    numbers = (whole(row, "tp"), whole(row, "isl"), whole(row, "osl"))
     num_prompts, low_fraction = _harness(row, concurrency)
-    kv_text, compute_text = (row.get("kv_bits") or "").strip(), (row.get("compute_bits") or "").strip()
-    ttft, tpot = float(row["ttft_ms"]), float(row["tpot_ms"])
+    compute_text = (row.get("compute_bits") or "").strip()
+    ttft, tpot = number(row, "ttft_ms"), number(row, "tpot_ms")
     if weights not in PRECISIONS:
         raise _Unsupported(f"weights {weights[:20]!r} (known: {', '.join(PRECISIONS)})")
     if engine not in ENGINES:
@@ -203,8 +209,8 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         isl=numbers[1],
         osl=numbers[2],
         concurrency=concurrency,
-        ttft_ms=ttft,
-        tpot_ms=tpot,
+        ttft_ms=float(ttft or 0),
+        tpot_ms=float(tpot or 0),
         source=row.get("source") or "",
         # The preset id when the file gives one (its `model` is then the checkpoint's own name).
         model=_model_id(model_given),
@@ -213,15 +219,15 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         ttft_stat="median" if (row.get("ttft_stat") or "").strip().lower() in ("median", "p50") else "mean",
         num_prompts=num_prompts,
         length_low_fraction=low_fraction,
-        kv_bits=float(kv_text) if kv_text else None,
-        compute_bits=int(compute_text) if compute_text else None,
+        kv_bits=number(row, "kv_bits", optional=True),
+        compute_bits=int(number(row, "compute_bits", whole=True) or 0) if compute_text else None,
     )
 
 
 def _harness(row: dict[str, str], concurrency: int | None) -> tuple[int | None, float]:
     """How the benchmark ran, where the file says: requests sent (closed loop) and the lengths' spread."""
     prompts_text, fraction_text = (row.get("num_prompts") or "").strip(), (row.get("length_low_fraction") or "").strip()
-    num_prompts = int(prompts_text) if prompts_text else None
+    num_prompts = whole(row, "num_prompts") if prompts_text else None
     if concurrency is not None:  # the rule `serve --num-prompts` follows, in one place
         Load(concurrency=concurrency, num_prompts=num_prompts)
     low_fraction = float(fraction_text) if fraction_text else LOW_FRACTION

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -11,3 +13,35 @@ def read_text(path: str | Path) -> str:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"{path}: cannot be read ({type(error).__name__})") from None
+
+
+def number(row: Mapping[str, str | None], column: str, *, whole: bool = False, optional: bool = False) -> float | None:
+    """A cell as a finite number above 0 (a whole one ≥ 1 with `whole`), or None when `optional` and empty.
+
+    Every count, length, time and datasheet figure a measurements or serving file gives is one: a
+    zero time divided the error by zero, an infinite bandwidth overflowed, a NaN printed 'nan%'.
+    ValueError names the column and the allowed range. Example: tpot_ms '0' → "tpot_ms must be a
+    number above 0, got '0'".
+    """
+    text = (row.get(column) or "").strip()
+    if optional and not text:
+        return None
+    allowed = "a whole number ≥ 1" if whole else "a number above 0"
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0 and (not whole or (value.is_integer() and value >= 1))):
+        raise ValueError(f"{column} must be {allowed}, got {text[:20]!r}")
+    return value
+
+
+def whole(row: Mapping[str, str | None], column: str) -> int:
+    """`number(row, column, whole=True)` as an int."""
+    return int(number(row, column, whole=True) or 0)
+
+
+def cells_match(row: Mapping[str | None, object], columns: int) -> None:
+    """ValueError when a row has more or fewer cells than the header (csv.DictReader pads with None)."""
+    if None in row or None in row.values():
+        raise ValueError(f"its cells do not match the header's {columns} columns")

@@ -404,14 +404,25 @@ def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
     assert "  llama-3.1-70b nvfp4 on 2 x B200, trtllm, 1024/1024, 500 req/s" in out
 
 
+H = "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n"
+
+
 @pytest.mark.parametrize(
     ("text", "says"),
     [
         ("model,weights\nfoo,fp8\n", "line 2: no 'engine' column"),
         (
             "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\nLlama-3.1-8B,fp8,H100-SXM,one,vllm,1,1,1,1,1\n",
-            "line 2: invalid literal for int()",
+            "line 2: tp must be a whole number ≥ 1, got 'one'",
         ),
+        # A zero time divided the error by zero, a NaN printed 'nan%', an infinite one was accepted.
+        (f"{H}Llama-3.1-8B,fp8,H100-SXM,1,vllm,1,1,1,1,0\n", "line 2: tpot_ms must be a number above 0, got '0'"),
+        (f"{H}Llama-3.1-8B,fp8,H100-SXM,1,vllm,1,1,1,nan,1\n", "line 2: ttft_ms must be a number above 0, got 'nan'"),
+        (f"{H}Llama-3.1-8B,fp8,H100-SXM,1,vllm,1,1,1,1,-5\n", "line 2: tpot_ms must be a number above 0, got '-5'"),
+        (f"{H}Llama-3.1-8B,fp8,H100-SXM,1,vllm,1,1,inf,1,1\n", "line 2: concurrency must be a whole number ≥ 1"),
+        (f"{H}Llama-3.1-8B,fp8\n", "line 2: its cells do not match the header's 10 columns"),
+        (f"{H}Llama-3.1-8B,fp8,H100-SXM,1,vllm,1,1,1,1,1,extra\n", "line 2: its cells do not match"),
+        (H + '"' + "x" * 200_000 + '"\n', "line 2: field larger than field limit"),
         (
             "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\nGPT-9,fp8,H100-SXM,1,vllm,1,1,1,1,1\n",
             "no row the load model can represent: model 'GPT-9' is not a preset (1 rows)",
@@ -462,6 +473,13 @@ def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
         ),
         (lambda rows: rows[0] + "\n", "has no rows"),
         (b"\xff\xfe", "cannot be read (UnicodeDecodeError)"),
+        # A zero divided the error by zero, an infinite datasheet figure overflowed, a NaN printed 'nan%'.
+        (lambda rows: _with(rows, "value", "0"), "line 2: value must be a number above 0, got '0'"),
+        (lambda rows: _with(rows, "value", "nan"), "line 2: value must be a number above 0, got 'nan'"),
+        (lambda rows: _with(rows, "bandwidth_gb_s", "1e400"), "line 2: bandwidth_gb_s must be a number above 0"),
+        (lambda rows: _with(rows, "tflops_16", "inf"), "line 2: tflops_16 must be a number above 0, got 'inf'"),
+        (lambda rows: _with(rows, "batch", "two"), "line 2: batch must be a whole number ≥ 1, got 'two'"),
+        (lambda rows: rows[0] + "\na,b,c\n", "line 2: its cells do not match the header's 37 columns"),
     ],
 )
 def test_a_bad_measurements_file_exits_2_naming_the_option(capsys, tmp_path, text, says):
@@ -474,6 +492,18 @@ def test_a_bad_measurements_file_exits_2_naming_the_option(capsys, tmp_path, tex
     code, out, err = run_cli(capsys, "calibrate", "--measurements-file", str(bad))
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "--measurements-file" in err and says in err
+
+
+def _with(rows: list[str], column: str, value: str) -> str:
+    """The header and the first row of a measurements file, one cell replaced."""
+    import csv
+    import io
+
+    header, first = next(csv.reader([rows[0]])), next(csv.reader([rows[1]]))
+    first[header.index(column)] = value
+    out = io.StringIO()
+    csv.writer(out).writerows([header, first])
+    return out.getvalue()
 
 
 @pytest.mark.parametrize("other", [["--set", "test"], ["--fit"], ["--load"], ["--serving-file", "x.csv"]])
