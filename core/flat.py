@@ -145,7 +145,7 @@ def _section_from_flat(section: Section, flat: Mapping[str, str], specs: dict[st
     try:
         return replace(base, **changes)
     except ValueError as error:
-        raise named(error) from None
+        raise named(error, section) from None
 
 
 def _check_named_bounds(section: Section, base: Any, changes: dict[str, Any], flat: Mapping[str, str]) -> None:
@@ -249,7 +249,7 @@ def _read_section(section: Section, clean: dict[str, str], specs: dict[str, Any]
         return replace(base, **changes)
     except ValueError as error:
         if changes:
-            warnings.append(f"Ignored the {section.name} settings: {named(error)}.")
+            warnings.append(f"Ignored the {section.name} settings: {named(error, section)}.")
         return base
 
 

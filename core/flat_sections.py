@@ -159,11 +159,15 @@ def inputs_by_name(spec_type: type) -> dict[str, Input]:
     return dict(inputs(spec_type))
 
 
-def named(error: ValueError) -> ValueError:
-    """A spec's message names its field; put the flat key in front, so people see what they typed."""
+def named(error: ValueError, section: Section | None = None) -> ValueError:
+    """A spec's message names its field; put the flat key in front, so people see what they typed.
+
+    `section`: the spec that raised, whose keys come first (a model's and a GPU's `name` are
+    `mname` and `gname`: the flat map alone named --gname for a bad --mname)."""
     message = str(error)
     first = message.split(" ", 1)[0].rstrip(",:")
-    key = FIELD_KEYS.get(first)
+    own = {name: i.key for name, i in inputs(section.spec_type)} if section is not None else {}
+    key = own.get(first) or FIELD_KEYS.get(first)
     return ValueError(f"{key}: {message}" if key and key != first else message)
 
 

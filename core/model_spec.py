@@ -129,9 +129,9 @@ class Model:
             # A token uses at least its k routed experts, each (total - active) / (E - k) weights.
             floor = self.total_params * self.experts_per_token / self.experts
             if self.active_params < floor:
-                raise ValueError(
-                    f"active_params must be >= total_params × experts_per_token / experts = {floor:g} "
-                    f"(the routed experts alone), got {self.active_params!r}"
+                raise ValueError(  # in billions, as every input gives parameters
+                    f"active_params must be ≥ total × experts_per_token ÷ experts = {floor / 1e9:,.2f} billion "
+                    f"({self.experts_per_token} routed expert{'s' * (self.experts_per_token != 1)}), got {self.active_params / 1e9:,.2f} billion"
                 )
         if self.layers is None and (self.kv_latent_dim is not None or self.sliding_window_tokens is not None):
             raise ValueError("kv_latent_dim and sliding windows need the attention shape (layers, heads, head_dim)")

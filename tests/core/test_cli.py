@@ -584,3 +584,19 @@ def test_a_host_bound_reply_says_so_in_text_and_json(capsys):
     assert data["host_ms_per_step"] == pytest.approx(37.44, rel=1e-12)
     code, out, _ = run_cli(capsys, "estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--json")
     assert (json.loads(out)["decode_host_bound"], json.loads(out)["host_ms_per_step"]) == (False, 0.0)
+
+
+@pytest.mark.parametrize("flag", ["--mname", "--gname"])
+def test_a_bad_name_is_refused_under_the_flag_typed(capsys, flag):
+    # A model's and a GPU's names are both the field `name`: the message named --gname for either.
+    code, out, err = run_cli(capsys, "estimate", flag, "x" * 61)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"argument {flag}: name must be non-empty printable text of at most 60 characters" in err
+
+
+def test_more_experts_per_token_than_the_active_share_holds_is_said_in_billions(capsys):
+    # Mixtral 8x7B: 46.70 B total, 12.88 B active; 7 of 8 experts per token would need at least
+    # 46.70 × 7 / 8 = 40.86 B active. Said in billions, as --active-params-b takes them.
+    code, _, err = run_cli(capsys, "estimate", "--model", "mixtral-8x7b", "--experts-per-token", "7")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "= 40.86 billion (7 routed experts), got 12.88 billion" in err
