@@ -26,6 +26,8 @@ MAX_FIELD_CHARS = 40
 MAX_LINE_CHARS = 1_000
 MAX_OUTPUT_TOKENS = MAX_TOKENS  # the scenario's own bound on output tokens
 MAX_LATENCY_S = 86_400.0  # one day: anything longer is not one reply
+# 0.1 ms: no server answers faster (a kernel launch alone is microseconds); 1e-300 s gave a 300-digit MBU.
+MIN_LATENCY_S = 1e-4
 TOKENS = "output_tokens"
 LATENCY_COLUMNS = {"latency_ms": 1e-3, "latency_s": 1.0}  # column → seconds per unit
 EXAMPLE = "output_tokens,latency_ms\n1,30.2\n100,724.3\n800,5621.7"  # three rows of the lesson's lab
@@ -127,9 +129,11 @@ def _row(cells: list[str], row: int, header: Header, width: int) -> tuple[float,
     if not tokens.is_integer() or not 0 <= tokens <= MAX_OUTPUT_TOKENS:
         raise ValueError(f"row {row}, column {TOKENS}: must be a whole number from 0 to {MAX_OUTPUT_TOKENS:,}")
     seconds = _number(cells[latency_index], row, latency_name) * LATENCY_COLUMNS[latency_name]
-    if not 0 < seconds <= MAX_LATENCY_S:
-        unit, limit = latency_name.removeprefix("latency_"), MAX_LATENCY_S / LATENCY_COLUMNS[latency_name]
-        raise ValueError(f"row {row}, column {latency_name}: must be above 0 and at most {limit:,.0f} {unit}")
+    if not MIN_LATENCY_S <= seconds <= MAX_LATENCY_S:
+        unit, per = latency_name.removeprefix("latency_"), LATENCY_COLUMNS[latency_name]
+        raise ValueError(
+            f"row {row}, column {latency_name}: must be from {MIN_LATENCY_S / per:g} to {MAX_LATENCY_S / per:,.0f} {unit}"
+        )
     return tokens, seconds
 
 
