@@ -62,11 +62,16 @@ def lenient_value(described_input: Input, text: str, warnings: list[str]) -> Any
         return SKIP
     clamped = min(max(value, low), high)
     if not math.isfinite(clamped):  # no bound of its own (topk ≤ experts - 1): nothing to clamp to here
-        warnings.append(f"Ignored {key}={cut(text)}: {key} must be a finite number.")
+        warnings.append(
+            f"Ignored {key}={cut(text)}: {key} must be a finite number {range_phrase(described_input, low, high)}."
+        )
         return SKIP
     if clamped != value:
         shown = shown_number(described_input.shown_bound(clamped))
-        warnings.append(f"{key}={cut(text)} is outside {allowed_range(described_input, low, high)}: using {shown}.")
+        # "1 to 8", or "at least 1" where there is no upper bound: "is outside at least 1" reads wrong
+        allowed = allowed_range(described_input, low, high)
+        verb = "is not" if allowed.startswith("at least") else "is outside"
+        warnings.append(f"{key}={cut(text)} {verb} {allowed}: using {shown}.")
     if described_input.kind is int:
         if clamped != round(clamped):
             warnings.append(f"{key}={cut(text)} must be a whole number: using {round(clamped):,}.")

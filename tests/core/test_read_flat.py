@@ -104,6 +104,15 @@ def test_out_of_range_values_are_clamped_with_a_warning_naming_the_key(flat, fie
     assert warnings[0].startswith(next(iter(flat))) and allowed in warnings[0]
 
 
+def test_a_bound_without_a_ceiling_reads_as_a_sentence() -> None:
+    # kv_heads has only a floor (its ceiling is query_heads, not given here): "outside at least 1" read wrong.
+    _, warnings = read({"model": "custom", "kvheads": "-1"})
+    assert warnings[0] == "kvheads=-1 is not at least 1: using 1."
+    # active's ceiling is total_params, unknown here: the floor is still stated, in the link's billions.
+    _, warnings = read({"model": "custom", "active": "inf"})
+    assert warnings == ["Ignored active=inf: active must be a finite number of at least 0.001 billion parameters."]
+
+
 def test_many_bad_values_each_keep_their_warning() -> None:
     # Issue 11: a 12+-digit value once silenced every other warning about the link.
     scenario, warnings = read({"out": "1e400", "model": "custom", "params": "7000000000.123456", "engine": "x"})
