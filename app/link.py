@@ -116,7 +116,9 @@ def parse_json(data: bytes) -> tuple[dict[str, str] | None, Scenario | None, lis
     if not data.strip():
         return None, None, ["The file is empty: download a scenario with 'Download scenario (JSON)'."]
     try:
-        obj = json.loads(data.decode("utf-8-sig"))
+        # Numbers kept as their text: a 5,000-digit one is past Python's int conversion limit (it read
+        # "not JSON"), and the flat form reads text anyway, saying which value is too long or out of range.
+        obj = json.loads(data.decode("utf-8-sig"), parse_int=str, parse_float=str, parse_constant=str)
     except (ValueError, RecursionError):
         return None, None, ["The file is not JSON: download a scenario with 'Download scenario (JSON)'."]
     if not isinstance(obj, dict):

@@ -43,7 +43,8 @@ def read_list(described_input: Input, text: str) -> tuple[Any, ...]:
     An item not allowed, an item twice, or an empty list that may not be empty is an error.
     """
     items, bad = list_items(described_input, text)
-    pieces = [p.strip() for p in text.split(",") if p.strip()]
+    pieces = [p.strip() for p in text.split(",")] if text.strip() else []
+    # An empty item (',,,', 'h100-sxm,,h200') is a typo, not "every GPU": only a blank text means empty.
     if bad or len(items) != len(pieces) or (not items and not described_input.optional):
         raise ValueError(f"{described_input.key} must be {list_rule(described_input)}, got {cut(text)!r}")
     return tuple(items)

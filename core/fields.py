@@ -299,4 +299,6 @@ def list_rule(described_input: Input) -> str:
     empty = " (or empty)" if described_input.optional else ""
     allowed = described_input.allowed()
     of = f" of {', '.join(allowed)}" if allowed else ""
+    if len(of) > 60:  # seventeen GPU ids ran past the one line an error gets: what was typed was cut off
+        of = f" of the {len(allowed)} ids such as {', '.join(allowed[:3])}"
     return f"a comma-separated list{of}, each once{empty}"

@@ -145,7 +145,7 @@ def _section_from_flat(section: Section, flat: Mapping[str, str], specs: dict[st
     try:
         return replace(base, **changes)
     except ValueError as error:
-        raise named(error, section) from None
+        raise named(error, section, changes) from None
 
 
 def _check_named_bounds(section: Section, base: Any, changes: dict[str, Any], flat: Mapping[str, str]) -> None:
@@ -184,6 +184,8 @@ def read_flat(
     "out": "abc"} → prompt 10,000,000 (clamped), out 500 (dropped), two warnings.
     """
     warnings: list[str] = []
+    if len(raw) > MAX_KEYS:  # said, so that "and 195 more" below is not read as every unknown key
+        warnings.append(f"Read only the first {MAX_KEYS} of the link's {len(raw):,} parameters.")
     items = list(with_aliases(dict(list(raw.items())[:MAX_KEYS])).items())
     unknown = [str(k) for k, _ in items if k not in FLAT_KEYS and k not in other_keys]
     if unknown:
@@ -249,7 +251,7 @@ def _read_section(section: Section, clean: dict[str, str], specs: dict[str, Any]
         return replace(base, **changes)
     except ValueError as error:
         if changes:
-            warnings.append(f"Ignored the {section.name} settings: {named(error, section)}.")
+            warnings.append(f"Ignored the {section.name} settings: {named(error, section, changes)}.")
         return base
 
 

@@ -9,7 +9,7 @@ this layout are in `core.flat`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -159,16 +159,23 @@ def inputs_by_name(spec_type: type) -> dict[str, Input]:
     return dict(inputs(spec_type))
 
 
-def named(error: ValueError, section: Section | None = None) -> ValueError:
-    """A spec's message names its field; put the flat key in front, so people see what they typed.
+def named(error: ValueError, section: Section | None = None, changed: Collection[str] = ()) -> ValueError:
+    """A spec's message names its fields; put the flat key of the one people typed in front.
 
     `section`: the spec that raised, whose keys come first (a model's and a GPU's `name` are
-    `mname` and `gname`: the flat map alone named --gname for a bad --mname)."""
+    `mname` and `gname`: the flat map alone named --gname for a bad --mname). `changed`: the
+    fields the caller set; a message naming several ("kv_latent_dim and sliding_window_tokens
+    need …") is put on the one among them that was typed, not on its first word."""
     message = str(error)
-    first = message.split(" ", 1)[0].rstrip(",:")
     own = {name: i.key for name, i in inputs(section.spec_type)} if section is not None else {}
-    key = own.get(first) or FIELD_KEYS.get(first)
-    return ValueError(f"{key}: {message}" if key and key != first else message)
+    words = [word.strip(",:;()") for word in message.split()]
+    mentioned = [word for word in words if word in own or word in FIELD_KEYS]
+    typed = [word for word in mentioned if word in changed]
+    field = (typed or mentioned or [""])[0]
+    key = own.get(field) or FIELD_KEYS.get(field)
+    if not key or (key == field and words[0] == field):  # already starts with what people typed
+        return ValueError(message)
+    return ValueError(f"{key}: {message}")
 
 
 def option_of(key: str) -> str:

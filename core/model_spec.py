@@ -134,7 +134,9 @@ class Model:
                     f"({self.experts_per_token} routed expert{'s' * (self.experts_per_token != 1)}), got {self.active_params / 1e9:,.2f} billion"
                 )
         if self.layers is None and (self.kv_latent_dim is not None or self.sliding_window_tokens is not None):
-            raise ValueError("kv_latent_dim and sliding windows need the attention shape (layers, heads, head_dim)")
+            raise ValueError(
+                "kv_latent_dim and sliding_window_tokens need the attention shape (layers, hidden, query_heads, kv_heads, head_dim)"
+            )
         if self.kv_latent_rope_dim is not None and self.kv_latent_dim is None:
             raise ValueError("kv_latent_rope_dim needs kv_latent_dim (it is part of the latent)")
         if (self.sliding_window_tokens is None) != (self.sliding_window_layers is None):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -32,8 +33,38 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # One line, short: argparse repeats what was typed ("unrecognized arguments: 999…"), so
         # long words are cut and the line is capped (a 10,000-character value is not echoed whole).
-        words = " ".join(cut(word, 40) for word in message.replace("\n", " ").split(" "))
+        message = _short_choices(message.replace("\n", " "))
+        words = " ".join(cut(word, 40) for word in message.split(" "))
         self.exit(2, cut(f"{self.prog}: error: {words}", 190) + "\n")
+
+
+_CHOICES = re.compile(r"invalid choice: (.*) \(choose from (.*)\)$")
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def _short_choices(message: str) -> str:
+    """argparse's "(choose from 'a', 'b', …)" without the quotes, runs like fresh2 … fresh29 as one
+    range: the whole list fits the one line (it was cut before 'mlx', and after 'fresh8')."""
+    found = _CHOICES.search(message)
+    if not found:
+        return message
+    names = [name.strip().strip("'\"") for name in found.group(2).split(",")]
+    shown: list[str] = []
+    run: list[str] = []  # consecutive stem2, stem3, … being gathered
+
+    def close() -> None:
+        shown.extend(run if len(run) < 3 else [f"{run[0]} to {run[-1]}"])
+        run.clear()
+
+    for name in names:
+        numbered, last = _NUMBERED.match(name), _NUMBERED.match(run[-1]) if run else None
+        if numbered and last and numbered[1] == last[1] and int(numbered[2]) == int(last[2]) + 1:
+            run.append(name)
+            continue
+        close()
+        run.append(name) if numbered else shown.append(name)
+    close()
+    return f"{message[: found.start()]}{found.group(1)} is not one of {', '.join(shown)}"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from core import presets
-from core.fields import Input, flat_text, inputs
+from core.fields import Input, cut, flat_text, inputs
 from core.flat_sections import EFFICIENCY_BASES, FIELD_KEYS, INPUTS, SECTIONS, option_of
 from core.scenario import Scenario
 
@@ -58,13 +58,11 @@ def add_scenario_options(parser: argparse.ArgumentParser) -> None:
                 "way (long-prompt tiers); any price option below overrides it",
             )
         elif section.name == "efficiency":
-            group.add_argument(
-                "--engine",
-                "--eff",
-                dest="eff",
-                choices=EFFICIENCY_BASES,
-                help="the serving engine whose costs the numbers start from, or ideal (the lesson's physics)",
-            )
+            for option, text in (
+                ("--engine", "the serving engine whose costs the numbers start from, or ideal (the lesson's physics)"),
+                ("--eff", argparse.SUPPRESS),  # the older name: a separate option so errors say --engine alone
+            ):
+                group.add_argument(option, dest="eff", choices=EFFICIENCY_BASES, help=text)
             group.add_argument("--ideal", action="store_true", help="the lesson's physics: same as --engine ideal")
         for _, described_input in inputs(section.spec_type):
             kind = described_input.kind
@@ -81,11 +79,17 @@ def flat_from_args(args: argparse.Namespace) -> dict[str, str]:
         value = getattr(args, dest, None)
         if value is not None:
             flat[base_key] = value
+    # Two options for one value, given different values: refused, not one of them silently dropped.
+    if args.ideal and args.eff not in (None, "ideal"):
+        raise ValueError(f"--ideal: it means --engine ideal; give it or --engine {cut(args.eff)}, not both")
     if args.ideal:
         flat["engine"] = "ideal"
     elif args.eff is not None:
         flat["engine"] = args.eff
     if args.tflops is not None:
+        both = [INPUTS[key].option for key in LEGACY["--tflops"] if getattr(args, _dest(key)) is not None]
+        if both:
+            raise ValueError(f"--tflops: it sets both peaks; give it or {' and '.join(both)}, not both")
         flat.update(dict.fromkeys(LEGACY["--tflops"], args.tflops))
     for key in INPUTS:
         value = getattr(args, _dest(key), None)

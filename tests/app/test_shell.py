@@ -387,6 +387,17 @@ def test_a_file_with_numbers_nested_values_and_garbage_loads_what_it_can() -> No
     assert "Ignored gpus=true: gpus must be a number" in warnings[1]
 
 
+def test_a_number_past_pythons_digit_limit_is_a_long_value_not_a_broken_file() -> None:
+    # 5,000 digits is past int()'s 4,300-digit limit: the file read "not JSON"; it is JSON, and the
+    # value is the one thing wrong with it. 1e400 is kept as text and clamped like the link's.
+    data = b'{"out": ' + b"9" * 5000 + b', "prompt": 1e400, "batch": 8}'
+    _, parsed, warnings = link.parse_json(data)
+    assert parsed is not None and parsed.workload.batch_size == 8
+    assert parsed.workload.prompt_tokens == 10_000_000 and parsed.workload.output_tokens == 500
+    assert warnings[0] == "Ignored out: its value is 5,000 characters long."
+    assert warnings[1].startswith("prompt=1e400 is outside 1 to 10,000,000 tokens")
+
+
 def test_a_file_may_give_a_switch_as_a_json_boolean() -> None:
     # {"overlap": true} is how a person writes a switch in JSON; the link's own text is "true".
     data = json.dumps({"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "typical", "overlap": True}).encode()

@@ -594,6 +594,63 @@ def test_a_bad_name_is_refused_under_the_flag_typed(capsys, flag):
     assert f"argument {flag}: name must be non-empty printable text of at most 60 characters" in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        # The message names several fields; the one typed leads (it named --kv-latent-dim, and --layers).
+        (["--model", "custom", "--sliding-window", "4096"], "--sliding-window"),
+        (["--model", "custom", "--kv-latent-dim", "512"], "--kv-latent-dim"),
+        (["--model", "llama-3.1-8b", "--head-dim", ""], "--head-dim"),
+        (["--model", "custom", "--layers", "32"], "--layers"),
+    ],
+)
+def test_a_rule_between_fields_is_refused_under_the_flag_typed(capsys, argv, flag):
+    code, out, err = run_cli(capsys, "estimate", *argv)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"error: argument {flag}: " in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        # Two options for one value: the second was silently dropped.
+        (
+            ["estimate", "--tflops", "100", "--tflops-16bit", "200"],
+            "argument --tflops: it sets both peaks; give it or --tflops-16bit, not both",
+        ),
+        (
+            ["estimate", "--ideal", "--engine", "vllm"],
+            "argument --ideal: it means --engine ideal; give it or --engine vllm, not both",
+        ),
+        # ',,,' read as "every GPU": only a blank list is empty.
+        (
+            ["plan", "--candidate-gpus", ",,,"],
+            "argument --candidate-gpus must be a comma-separated list of the 18 ids such as",
+        ),
+        (["plan", "--candidate-gpus", "h100-sxm,,h200"], "got 'h100-sxm,,h200'"),
+        # A list of choices is whole on the one line (it was cut before mlx and after fresh8).
+        (
+            ["estimate", "--engine", ""],
+            "argument --engine: '' is not one of auto, ideal, typical, vllm, trtllm, sglang, llama.cpp, llama.cpp-metal, llama.cpp-radeon, mlx, hf-transformers\n",
+        ),
+        (
+            ["calibrate", "--set", "x"],
+            "argument --set: 'x' is not one of fit, validation, test, fresh, fresh2 to fresh29\n",
+        ),
+    ],
+)
+def test_conflicting_or_garbled_options_exit_2_saying_so(capsys, argv, says):
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and len(err) < 200
+    assert says in err
+
+
+def test_the_same_value_twice_is_not_a_conflict(capsys):
+    code, out, _ = run_cli(capsys, "estimate", "--ideal", "--engine", "ideal", "--json")
+    # The lesson's toy: 14 GB of weights read per token at 2 TB/s = 7 ms, ideal physics.
+    assert code == 0 and json.loads(out)["tpot_ms"] == pytest.approx(7.0, rel=1e-12)
+
+
 def test_more_experts_per_token_than_the_active_share_holds_is_said_in_billions(capsys):
     # Mixtral 8x7B: 46.70 B total, 12.88 B active; 7 of 8 experts per token would need at least
     # 46.70 × 7 / 8 = 40.86 B active. Said in billions, as --active-params-b takes them.

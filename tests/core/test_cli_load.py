@@ -189,7 +189,7 @@ def test_plan_defaults_to_the_typical_engine(capsys) -> None:
         (["serve", "--request-rate", "2", "--num-prompts", "8"], "--num-prompts", "empty with a request rate"),
         (["plan", "--tensor-parallel", "3"], "--tensor-parallel", "list of 1, 2, 4, 8, each once"),
         (["plan", "--weight-precisions", "16,2"], "--weight-precisions", "list of 16, 8, 4, each once"),
-        (["plan", "--candidate-gpus", "h900"], "--candidate-gpus", "list of toy-gpu, h100-sxm"),
+        (["plan", "--candidate-gpus", "h900"], "--candidate-gpus", "list of the 18 ids such as toy-gpu, h100-sxm"),
         (["plan", "--ttft-percentile", "97"], "--ttft-percentile", "one of 50, 90, 95, 99"),
         (["plan", "--ttft-ms", "0"], "--ttft-ms", "from 1 to 3,600,000 ms"),
         (["plan", "--peak-to-average", "0.5"], "--peak-to-average", "from 1 to 100 x"),

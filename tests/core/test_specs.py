@@ -404,12 +404,12 @@ NO_SHAPE = dict(layers=None, hidden=None, query_heads=None, kv_heads=None, head_
         ),
         pytest.param(
             dict(**NO_SHAPE, sliding_window_tokens=None, sliding_window_layers=None),
-            r"^kv_latent_dim and sliding windows need the attention shape",
+            r"^kv_latent_dim and sliding_window_tokens need the attention shape",
             id="latent-without-shape",
         ),
         pytest.param(
             dict(**NO_SHAPE, kv_latent_dim=None),
-            r"^kv_latent_dim and sliding windows need the attention shape",
+            r"^kv_latent_dim and sliding_window_tokens need the attention shape",
             id="window-without-shape",
         ),
         pytest.param(
