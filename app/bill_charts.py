@@ -169,6 +169,19 @@ def bill_vs_replies_per_day(
                 marks.append({"type": "rect", "xref": "x", "yref": "paper", "x0": part.from_replies_per_day,
                               "x1": part.to_replies_per_day, "y0": 0, "y1": 1, "fillcolor": theme.CEILING,
                               "opacity": 0.12, "line": {"width": 0}, "layer": "below"})  # fmt: skip
+        if any(m["type"] == "rect" for m in marks):
+            # A shape has no legend entry of its own: an empty trace in its colour names the shading.
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": [None],
+                    "y": [None],
+                    "mode": "markers",
+                    "name": "shaded: renting is the cheaper",
+                    "marker": {"color": theme.CEILING, "opacity": 0.3, "size": 14, "symbol": "square"},
+                    "hoverinfo": "skip",
+                }
+            )
     if pricing.replies_per_day > 0:
         traces.append(
             {

@@ -104,7 +104,8 @@ def plan_json(result: CapacityPlan, frontier: bool = False) -> dict[str, object]
 
 
 def recommendation(result: CapacityPlan) -> str:
-    """'48 × NVIDIA H100 SXM 80GB in 12 replicas of TP 4, 8-bit, at up to 108 requests each: …'."""
+    """'48 × NVIDIA H100 SXM 80GB in 12 replicas of 4 GPUs each (tensor parallel), weights in 8-bit, at up to
+    108 requests each: …'."""
     best, api = result.best, result.api_monthly_usd
     if best is None:
         why = _problem_counts(result)
@@ -126,10 +127,16 @@ def recommendation(result: CapacityPlan) -> str:
             " — but for a model without a KV cache (the lesson's toy), whose replicas memory never fills: "
             "a real model's fleet is larger, so pick one before comparing"
         )
+    # In words a product manager reads: "TP 4" is the engineers' name for four GPUs sharing each replica.
+    tp = setup.gpus_per_replica
+    shape = (
+        ", each a replica of its own"
+        if tp == 1
+        else f" in {replicas:,} replica{'s' * (replicas != 1)} of {tp} GPUs each (tensor parallel)"
+    )
     return (
-        f"{best.total_gpus_at_peak:,} × {setup.gpu.name} in {replicas:,} replica{'s' * (replicas != 1)} of "
-        f"TP {setup.gpus_per_replica}, {setup.precision_name}, at up to {best.concurrency_per_replica or 0:,.0f} "
-        f"requests each: ${monthly:,.0f} a month following the daily curve "
+        f"{best.total_gpus_at_peak:,} × {setup.gpu.name}{shape}, weights in {setup.precision_name}, "
+        f"at up to {best.concurrency_per_replica or 0:,.0f} requests each: ${monthly:,.0f} a month following the daily curve "
         f"(${best.monthly_cost_peak_usd or 0:,.0f} sized for the peak all month); the API would cost "
         f"${api:,.0f}{verdict}."
     )

@@ -90,13 +90,14 @@ def test_renting_is_the_plans_cheapest_fleet_at_each_traffic(fleet_plan) -> None
     parts = bill_charts.cheapest(est, fleet_plan)
     shaded = [(s.x0, s.x1) for s in fig.layout.shapes if s.type == "rect"]
     assert shaded == [(p.from_replies_per_day, p.to_replies_per_day) for p in parts if p.option == "fleet"]
+    assert shaded and trace(fig, "shaded: renting is the cheaper").marker.symbol == "square"  # named in the legend
     for part in parts:  # at each range's middle, its option's bill is the lower
         middle = np.sqrt(part.from_replies_per_day * part.to_replies_per_day)
         api, rent = bill_charts.api_bill(est)(np.array([middle]))[0], monthly_usd_at(fleet_plan, [middle])[0]
         assert (rent < api) == (part.option == "fleet")
     # Without a plan (or with none meeting the targets) only the API's line is drawn.
     assert [t.name for t in bill_charts.bill_vs_replies_per_day(est).data][0] == "API bill"
-    assert not any(t.name.startswith("renting") for t in bill_charts.bill_vs_replies_per_day(est).data)
+    assert not any(t.name.startswith(("renting", "shaded")) for t in bill_charts.bill_vs_replies_per_day(est).data)
 
 
 def test_zero_traffic_still_draws_an_axis() -> None:

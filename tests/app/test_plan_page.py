@@ -27,6 +27,12 @@ def unescape(text: str) -> str:
     return text.replace("\\", "")
 
 
+def searched(at) -> str:
+    """The caption that says what the search ran on."""
+    (text,) = [unescape(c.value) for c in at.caption if c.value.startswith("Searched on")]
+    return text
+
+
 @pytest.fixture(scope="module")
 def page(open_app):
     return open_app("plan", **LINK, **SMALL)
@@ -46,6 +52,18 @@ def test_the_recommendation_and_the_bills_are_cores(page) -> None:
         "The API": "$75,000",
         "GPUs at the peak": fmt.count(best.total_gpus_at_peak),
     }
+
+
+def test_a_precision_other_than_the_sidebars_is_said(page, open_app) -> None:
+    # The sidebar's Llama 3.1 70B is 16-bit; the search's only width here is 8: the cheapest fleet quantises.
+    said = [unescape(c.value) for c in page.caption if c.value.startswith("The plan")]
+    assert said == [
+        "The plan's weights are 8-bit, not the sidebar's 16-bit: it tries each precision in its list. Fewer bits "
+        "per weight can cost some answer quality, which this tool does not measure. To keep 16-bit, list only it "
+        "under 'Weight precisions'."
+    ]
+    same = open_app("plan", **LINK, **SMALL, wbits="8")  # the sidebar at 8-bit as well: nothing to say
+    assert not [c for c in same.caption if c.value.startswith("The plan")]
 
 
 def test_the_traffic_and_targets_in_words(page) -> None:
@@ -84,7 +102,7 @@ def test_a_list_in_the_link_narrows_the_search_and_a_bad_one_warns(open_app) -> 
 
 def test_the_automatic_engine_on_the_lessons_toy_gpu_plans_on_the_typical_engine(open_app) -> None:
     at = open_app("plan", **{**LINK, "gpu": "toy"}, **SMALL)
-    assert "Searched on the typical engine" in unescape(at.caption[0].value)
+    assert "Searched on the typical engine" in searched(at)
     assert unescape(at.success[0].value) == recommendation(core_plan())  # the same search as on h100-sxm
 
 
@@ -103,7 +121,7 @@ def test_the_lessons_toy_models_verdict_is_qualified_and_not_green(open_app, pag
 def test_the_search_names_the_sidebars_engine_in_words(open_app) -> None:
     # "Searched on vLLM (the sidebar's)", not the id in "the vllm engine".
     at = open_app("plan", **LINK, **SMALL, engine="vllm")
-    assert "Searched on vLLM (the sidebar's), " in unescape(at.caption[0].value)
+    assert "Searched on vLLM (the sidebar's), " in searched(at)
 
 
 def test_targets_no_candidate_meets_say_why(open_app) -> None:

@@ -148,7 +148,10 @@ def test_the_plan_says_when_the_api_is_cheaper(capsys) -> None:
 def test_plan_text_says_the_recommendation_in_words(capsys) -> None:
     code, out, _ = run_cli(capsys, *PLAN_SMALL)
     assert code == 0
-    assert "× NVIDIA H100 SXM 80GB in " in out and " replicas of TP 4, 8-bit, at up to " in out
+    assert (
+        "× NVIDIA H100 SXM 80GB in " in out
+        and " replicas of 4 GPUs each (tensor parallel), weights in 8-bit, at up to " in out
+    )
     assert "a month following the daily curve" in out and "the API would cost $51,000: self-hosting saves" in out
     assert "not ranked (" in out and "does not fit — 70.5 GB of weights fill the 68.8 GB vLLM may use" in out
 

@@ -274,7 +274,7 @@ def test_an_edited_number_is_drawn_in_its_closed_box_and_its_reset_leaves_the_li
 def test_the_capacity_plan_follows_its_targets_and_keeps_them_in_the_link(page: Page) -> None:
     open_page(page, "/plan" + LLAMA_70B + "&replies=2000000&cands=h100-sxm&cands=h200")
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_test_id("stAlertContentSuccess")).to_contain_text("replicas of TP")
+    expect(main.get_by_test_id("stAlertContentSuccess")).to_contain_text(", weights in ")
     expect(main).to_contain_text("The frontier: throughput per GPU against speed per user")
     expect_charts_drawn(page, 2)
     before = main.get_by_test_id("stAlertContentSuccess").inner_text()
