@@ -23,7 +23,7 @@ from app.page_inputs import HEADINGS, PAGE_INPUTS
 from app.safe import plain
 from core import presets
 from core.api_prices import ids, snapshot
-from core.checks import backend_problems, context_problems, tensor_parallel_problems
+from core.checks import backend_problems, context_problems, engine_memory_problems, tensor_parallel_problems
 from core.fields import Input
 from core.flat import EFFICIENCY_BASES
 from core.scenario import Scenario
@@ -135,7 +135,10 @@ def _numbers(fields: dict, base: object) -> None:
 
 def _self_hosting() -> None:
     st.subheader("Self-hosting (for engineers)")
-    st.caption("The model and the GPUs it would run on: latency, throughput and what renting them costs.")
+    st.caption(
+        "The model and the GPUs it would run on: latency and throughput here; what renting a fleet costs on the "
+        "Capacity plan and the Monthly bill."
+    )
     model_id, gpu_id = _select("model"), _select("gpu")
     inputs.number(WORKLOAD["gpu_count"])
     inputs.number(WORKLOAD["batch_size"])
@@ -271,6 +274,8 @@ def _machine_warnings(where: Any, scenario: Scenario) -> None:
     memory = words.memory_warning(scenario, cached_estimate(scenario).memory)
     if memory:
         where.warning(memory, icon=":material/memory:")
+    for problem_text in engine_memory_problems(scenario, cached_estimate(scenario).memory):
+        where.warning(words.sentence(problem_text), icon=":material/memory:")
     for problem_text in tensor_parallel_problems(scenario):
         where.warning(words.sentence(problem_text), icon=":material/view_column:")
     for problem_text in backend_problems(scenario):

@@ -8,7 +8,7 @@ from dataclasses import replace
 from app import formatting
 from app.safe import plain
 from core import presets
-from core.checks import memory_problem, memory_shortfall
+from core.checks import engine_memory_problems, memory_problem, memory_shortfall
 from core.engine import BACKENDS, ENGINES
 from core.memory import MemoryPlan, memory_plan
 from core.scenario import Scenario
@@ -106,7 +106,8 @@ def _narrower_that_fits(scenario: Scenario) -> str:
             continue
         narrower = replace(precision, weight_bits=bits, compute_bits=None)
         trial = memory_plan(scenario.model, narrower, scenario.gpu.memory_bytes, w.gpu_count, 1, w.sequence_tokens)
-        if trial.fits:
+        # Only a width a server would start: 8-bit Llama 3.1 70B fits an A100's 80 GB, not vLLM's 68.8 GB of it.
+        if trial.fits and not engine_memory_problems(replace(scenario, precision=narrower), trial):
             size = formatting.gigabytes(trial.weight_bytes)
             return f": at {bits:g} bits ({_NARROWER[bits]}) the weights take {size} and one request fits"
     return ""

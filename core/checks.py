@@ -12,7 +12,9 @@ from core import presets
 from core.candidates import attention_heads, split_problem, splits_evenly
 from core.engine import ENGINES, backend_for
 from core.gpu import gpu_family
+from core.lengths import RequestLengths
 from core.memory import MemoryPlan
+from core.replica import fit_problem
 from core.scenario import Scenario
 from core.units import BYTES_PER_GB
 
@@ -127,6 +129,32 @@ def tensor_parallel_problems(scenario: Scenario) -> tuple[str, ...]:
     return (
         f"{model.name}'s {heads} do not split evenly over {n:,} GPUs: vLLM, SGLang and TensorRT-LLM refuse "
         f"this tensor-parallel size (these figures give each GPU the busiest share); {allowed}",
+    )
+
+
+def engine_memory_problems(scenario: Scenario, plan: MemoryPlan) -> tuple[str, ...]:
+    """A warning when one request fits the GPUs' memory but not the share its engine uses (empty otherwise).
+
+    The static estimate asks whether weights and KV caches fit in the datasheet's memory (the
+    lesson's physics); a server first keeps some for itself — vLLM 10 % and about 3 GB of
+    activations and CUDA graphs per GPU — and the Capacity plan sizes fleets on what is left.
+    Without this the Overview said "fits" where the plan said "does not fit". Example: Llama
+    3.1 70B in 8 bits (70.55 GB) on one H100 80 GB under the typical engine → "... fits the
+    80.0 GB of 1 × NVIDIA H100 SXM 80GB, but not what a server leaves itself: 70.5 GB of weights
+    fill the 68.8 GB the typical engine may use on 1 × 80 GB; ..."."""
+    if scenario.efficiency.label not in ENGINES or not scenario.model.has_attention_shape:
+        return ()  # the lesson's ideal physics, or its toy: nothing a server keeps for itself
+    w = scenario.workload
+    if not plan.max_batch_that_fits:
+        return ()  # not even the datasheet's memory holds one request: memory_problem says so
+    replica = scenario.replica()
+    lengths = RequestLengths(w.prompt_tokens, w.output_tokens)
+    if replica.max_concurrency_that_fits(lengths) > 0:
+        return ()
+    return (
+        f"{scenario.model.name} fits the {_gb(plan.available_bytes)} of {w.gpu_count:,} × {scenario.gpu.name}, but "
+        f"not what a server leaves itself: {fit_problem(replica, lengths)}; a real server would "
+        "not start it, and the Capacity plan counts it as not fitting",
     )
 
 

@@ -21,19 +21,17 @@ import numpy as np
 
 from core.candidates import Setup, setups, split_problem
 from core.closed_loop import ClosedLoop, closed_loops
-from core.engine import in_words
 from core.iteration import iteration
 from core.lengths import RequestLengths
-from core.memory import kv_cache_bytes, weight_bytes
 from core.open_loop import OpenLoopModel
 from core.open_loop_model import capacities
 from core.plan_options import Frontier, Option, Problem
 from core.plan_spec import Plan
 from core.precision import Precision
 from core.pricing import Pricing
-from core.replica import Replica
+from core.replica import Replica, fit_problem
 from core.scenario import Scenario
-from core.units import BYTES_PER_GB, S_PER_HOUR, TOKENS_PER_MILLION
+from core.units import S_PER_HOUR, TOKENS_PER_MILLION
 from core.workload import Workload
 
 GRID_STEP = 2 ** (1 / 4)  # the concurrency grid: 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 13, 16, 19, ...
@@ -216,27 +214,6 @@ def _every_capability(
             sized = replica_of(scenario, setup, cap) if cap < scenario.engine.max_sequences else replica
             found[i] = Capability(option, alone, sized, lengths, replica)
     return tuple(c for c in found if c is not None)
-
-
-def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
-    """Why not even one request fits: the weights fill what the engine may use, or one KV cache is too big.
-
-    Example: Llama 3.1 70B in 8 bits (70.6 GB) on one H100 under vLLM: 80 × 0.9 − 3.2 = 68.8 GB usable.
-    """
-    engine, n = replica.engine, replica.gpu_count
-    usable = (replica.gpu.memory_bytes * engine.memory_utilization - engine.reserved_bytes_per_gpu) * n
-    weights = weight_bytes(replica.model, replica.precision)
-    if replica.kv_budget_bytes <= 0:
-        return (
-            f"{weights / BYTES_PER_GB:,.1f} GB of weights fill the {usable / BYTES_PER_GB:,.1f} GB "
-            f"{in_words(engine.id)} may use on {n} × {replica.gpu.memory_bytes / BYTES_PER_GB:,.0f} GB"
-        )
-    tokens = lengths.mean_tokens_reserved if engine.reserves_full_sequence else lengths.mean_tokens_held
-    one = float(kv_cache_bytes(replica.model, replica.precision, tokens, 1, replica.gpu_count))
-    return (
-        f"one request's KV cache ({one / BYTES_PER_GB:,.2f} GB) does not fit in the "
-        f"{replica.kv_budget_bytes / BYTES_PER_GB:,.2f} GB left beside the weights"
-    )
 
 
 def frontier_of(setup: Setup, closed: ClosedLoop) -> Frontier:

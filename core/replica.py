@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from core.engine import EngineProfile
+from core.engine import EngineProfile, in_words
 from core.lengths import RequestLengths
 from core.memory import kv_cache_bytes, weight_bytes
 from core.parallel import Machine, effective_machine
 from core.specs import GPU, Efficiency, Model, Precision
+from core.units import BYTES_PER_GB
 from core.validation import check_int
 
 
@@ -40,6 +41,14 @@ class Replica:
         object.__setattr__(self, "machine", machine)
 
     @property
+    def usable_bytes(self) -> float:
+        """Memory the engine uses across the group: (memory × utilisation − reserve) × N.
+
+        Example: vLLM (0.9, 3 GiB) on one H100 80 GB → 80 × 0.9 − 3.22 = 68.8 GB."""
+        engine = self.engine
+        return (self.gpu.memory_bytes * engine.memory_utilization - engine.reserved_bytes_per_gpu) * self.gpu_count
+
+    @property
     def kv_budget_bytes(self) -> float:
         """Bytes the engine gives the KV cache across the group (≤ 0: the weights do not fit).
 
@@ -47,9 +56,7 @@ class Replica:
         engine hands to the cache. Example: vLLM (0.9, 3 GiB) on 2 × H100 80 GB with 70.55 GB
         of fp8 weights → (72 − 3.22) × 2 − 70.55 = 67.0 GB.
         """
-        engine = self.engine
-        usable = (self.gpu.memory_bytes * engine.memory_utilization - engine.reserved_bytes_per_gpu) * self.gpu_count
-        return (usable - weight_bytes(self.model, self.precision)) * engine.kv_free_memory_fraction
+        return (self.usable_bytes - weight_bytes(self.model, self.precision)) * self.engine.kv_free_memory_fraction
 
     def max_concurrency_that_fits(self, lengths: RequestLengths) -> int:
         """The most requests whose KV cache fits at once, capped by the engine's sequence limit.
@@ -68,3 +75,23 @@ class Replica:
         if per_sequence == 0:
             return cap
         return min(cap, math.floor(budget / per_sequence))
+
+
+def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
+    """Why not even one request fits: the weights fill what the engine may use, or one KV cache is too big.
+
+    Example: Llama 3.1 70B in 8 bits (70.6 GB) on one H100 under vLLM: 80 × 0.9 − 3.2 = 68.8 GB usable.
+    """
+    engine, n, usable = replica.engine, replica.gpu_count, replica.usable_bytes
+    weights = weight_bytes(replica.model, replica.precision)
+    if replica.kv_budget_bytes <= 0:
+        return (
+            f"{weights / BYTES_PER_GB:,.1f} GB of weights fill the {usable / BYTES_PER_GB:,.1f} GB "
+            f"{in_words(engine.id)} may use on {n} × {replica.gpu.memory_bytes / BYTES_PER_GB:,.0f} GB"
+        )
+    tokens = lengths.mean_tokens_reserved if engine.reserves_full_sequence else lengths.mean_tokens_held
+    one = float(kv_cache_bytes(replica.model, replica.precision, tokens, 1, replica.gpu_count))
+    return (
+        f"one request's KV cache ({one / BYTES_PER_GB:,.2f} GB) does not fit in the "
+        f"{replica.kv_budget_bytes / BYTES_PER_GB:,.2f} GB left beside the weights"
+    )

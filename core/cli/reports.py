@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.api_prices import snapshot
 from core.billing import catalogue_entry
-from core.checks import context_window_tokens, scenario_problems
+from core.checks import context_window_tokens, engine_memory_problems, scenario_problems
 from core.estimate import Estimate
 from core.ranges import likely_range
 from core.specs import Pricing
@@ -100,7 +100,7 @@ def estimate_json(result: Estimate) -> dict[str, object]:
         # The static batch prefills together: one pass over batch × uncached prompt tokens.
         "prefill_tokens": result.scenario.workload.prefill_tokens,
         "context_window_tokens": context_window_tokens(result.scenario),
-        "warnings": list(scenario_problems(result.scenario)),
+        "warnings": list(problems(result)),
         # Where ~80 % of real measurements of this kind of scenario fall (core.ranges).
         "ttft_ms_low": likely.ttft_low_s / S_PER_MS,
         "ttft_ms_high": likely.ttft_high_s / S_PER_MS,
@@ -143,6 +143,11 @@ def estimate_json(result: Estimate) -> dict[str, object]:
     return values
 
 
+def problems(result: Estimate) -> tuple[str, ...]:
+    """The scenario's warnings, and one when the engine's own share of memory cannot hold a request."""
+    return (*scenario_problems(result.scenario), *engine_memory_problems(result.scenario, result.memory))
+
+
 def estimate_text(result: Estimate) -> str:
     s = result.scenario
     w, memory = s.workload, result.memory
@@ -152,7 +157,7 @@ def estimate_text(result: Estimate) -> str:
         f"KV {s.precision.kv_bits:g}-bit, efficiency {s.efficiency.label} "
         f"(MBU {s.efficiency.mbu:.2f}, MFU {s.efficiency.mfu:.2f})",
         f"{w.prompt_tokens:,}-token prompt ({w.cached_prompt_tokens:,} cached), {w.output_tokens:,}-token reply, batch {w.batch_size:,}",
-        *(f"warning: {problem}" for problem in scenario_problems(s)),
+        *(f"warning: {problem}" for problem in problems(result)),
         "",
         f"TTFT (prefill)            {result.ttft_s / S_PER_MS:10.2f} ms   {result.prefill.bound}-bound "
         f"(one pass over {w.prefill_tokens:,} tokens: batch {w.batch_size:,} x {w.new_prompt_tokens:,} uncached)"

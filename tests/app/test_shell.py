@@ -151,17 +151,36 @@ def test_weights_that_do_not_fit_warn_with_the_fix(open_app) -> None:
             "Use more GPUs or fewer bits per weight: at 8 bits (fp8 or int8) the weights take 671.03 GB and one "
             "request fits.",
         ),
-        # Llama 3.1 70B on one 40 GB A100: 8 bits is 70.55 GB, too much; 4.5 bits is 70.55 × 4.5 / 8 = 39.68 GB.
+        # Llama 3.1 70B on one H100 80 GB: 8 bits is 70.55 GB, which the datasheet's 80 GB holds but a server does
+        # not (the typical engine uses 80 × 0.9 − 3.22 = 68.78 GB); 4.5 bits is 70.55 × 4.5 / 8 = 39.68 GB.
+        (
+            {"model": "llama-3.1-70b", "gpu": "h100-sxm"},
+            "Use at least 2 GPUs or fewer bits per weight: at 4.5 bits (int4 AWQ/GPTQ or MXFP4) the weights take "
+            "39.68 GB and one request fits.",
+        ),
+        # On one 40 GB A100 not even 4.5 bits: 39.68 GB is past the 40 × 0.9 − 3.22 = 32.78 GB an engine uses,
+        # so no width is offered (it offered 4.5 bits, which a server would not start).
         (
             {"model": "llama-3.1-70b", "gpu": "a100-40gb"},
-            "Use at least 4 GPUs or fewer bits per weight: at 4.5 bits (int4 AWQ/GPTQ or MXFP4) the weights take "
-            "39.68 GB and one request fits.",
+            "the weights alone do not fit. Use at least 4 GPUs or fewer bits per weight.",
         ),
     ],
 )
 def test_weights_that_do_not_fit_say_how_few_bits_would(open_app, link, fix) -> None:
     (warning,) = open_app(**link).main.warning
     assert unescape(warning.value).replace("\\", "").endswith(fix), warning.value
+
+
+def test_a_setup_a_server_would_not_start_is_warned_over_the_page(open_app) -> None:
+    # 8-bit Llama 3.1 70B (70.55 GB) fits an A100's 80 GB, so the Overview said "fits" while the Capacity
+    # plan, sizing on the 68.78 GB the typical engine uses, said "does not fit": now the page says why.
+    at = open_app(model="llama-3.1-70b", gpu="a100-80gb-sxm", wbits="8")
+    (warning,) = at.main.warning
+    assert unescape(warning.value).replace("\\", "") == (
+        "Llama 3.1 70B fits the 80.0 GB of 1 × NVIDIA A100 80GB SXM, but not what a server leaves itself: 70.5 GB "
+        "of weights fill the 68.8 GB the typical engine may use on 1 × 80 GB; a real server would not start it, and "
+        "the Capacity plan counts it as not fitting."
+    )
 
 
 @pytest.mark.parametrize(

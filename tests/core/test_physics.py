@@ -14,7 +14,9 @@ from core.arraymath import sum_of_max_of_lines, sum_of_max_of_lines_and_floor
 from core.attention import attention_flops_per_token, prefill_attention_flops
 from core.batching import critical_batch, sweep_batch_sizes
 from core.billing import reply_cost, self_hosting
+from core.checks import engine_memory_problems
 from core.efficiency import IDEAL, efficiency_base
+from core.estimate import estimate
 from core.fit import fit_latency_line, implied_mbu
 from core.memory import (
     expected_distinct_experts,
@@ -29,6 +31,7 @@ from core.parallel import allreduce_time_s, effective_machine
 from core.phases import decode_step, decode_time_s, prefill
 from core.reply import latency
 from core.roofline import attainable_flops_per_s, under_the_roof
+from core.scenario import Scenario
 from core.specs import CUSTOM_ID, Efficiency, Model, Precision, Pricing
 
 FP16 = Precision(16, 16)
@@ -713,3 +716,27 @@ def test_simulated_latency_draws_exactly_what_rng_uniform_would(seed):
     rng = random.Random(seed)
     by_uniform = 0.01 + sum(0.007 * (1 + rng.uniform(-JITTER, JITTER)) for _ in range(500))
     assert simulated_latency_s(0.01, 0.007, 500, random.Random(seed)) == by_uniform
+
+
+@pytest.mark.parametrize(
+    ("flat", "warned"),
+    [
+        ({"model": "llama-3.1-70b", "gpu": "a100-80gb-sxm", "wbits": "8"}, True),
+        ({"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8"}, False),  # 2 × 68.8 GB: room
+        ({"model": "llama-3.1-70b", "gpu": "a100-80gb-sxm", "wbits": "8", "engine": "ideal"}, False),  # physics only
+        ({"model": "llama-3.1-70b", "gpu": "a100-80gb-sxm"}, False),  # not even 80 GB holds it: memory_problem's
+    ],
+)
+def test_a_request_that_fits_the_datasheet_but_not_the_engines_share_is_warned(flat, warned):
+    # Llama 3.1 70B in 8 bits: 70.55 GB of weights. An A100 has 80 GB, so the static estimate fits (41 requests
+    # at 700 tokens); the typical engine uses 80 × 0.9 − 3 GiB (3.22 GB) = 68.78 GB of it, less than the
+    # weights: a server would not start, and the plan says "does not fit". The Overview said "fits".
+    scenario = Scenario.from_flat(flat)
+    problems = engine_memory_problems(scenario, estimate(scenario).memory)
+    assert bool(problems) == warned
+    if warned:
+        assert problems == (
+            "Llama 3.1 70B fits the 80.0 GB of 1 × NVIDIA A100 80GB SXM, but not what a server leaves itself: "
+            "70.5 GB of weights fill the 68.8 GB the typical engine may use on 1 × 80 GB; a real server would not "
+            "start it, and the Capacity plan counts it as not fitting",
+        )
