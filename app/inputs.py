@@ -101,9 +101,11 @@ def choice(described: Input, auto: str | None = None, **layout: Any) -> Any:
     """
     options = ([AUTO] if auto is not None else []) + list(described.choices)
     default = AUTO if described.default is None else str(described.default)
+    labels = dict(zip(described.choices, described.choice_labels, strict=False))
     return st.selectbox(
         described.label,
         options,
+        format_func=lambda option: labels.get(option, option),  # "Part 1's seven replies", not "part1"
         index=options.index(default) if default in options else 0,
         key=described.key,
         help=f"{described.help}" + (f"\n\n{AUTO}: {auto.removeprefix('auto: ')}" if auto else ""),

@@ -84,7 +84,7 @@ def latency_line(
         traces,
         420,
         annotations=[note],
-        xaxis=axis("output tokens (M)", rangemode="tozero"),
+        xaxis=axis("reply length M (output tokens)", rangemode="tozero"),
         yaxis=axis("total latency (ms)", rangemode="tozero"),
     )
 

@@ -51,9 +51,11 @@ PAGE_INPUTS: dict[str, tuple[Input, ...]] = {
             kind=str,
             label="Simulated replies",
             choices=tuple(SIMULATIONS),
+            choice_labels=tuple(SIMULATIONS.values()),
             default="part1",
-            help="part1: the lab's Part 1 lengths (1 to 800 tokens for a 500-token reply, scaled to yours). "
-            "part3: Part 3's two replies (50 and 500 tokens for a 500-token reply, scaled), from a fresh seed.",
+            help="Part 1's: the lab's Part 1 lengths (1 to 800 tokens for a 500-token reply, scaled to yours). "
+            "Part 3's: its two replies (50 and 500 tokens for a 500-token reply, scaled), from a fresh seed. "
+            "In a link: sim=part1 or sim=part3.",
         ),
     ),
     "bill": (

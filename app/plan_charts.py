@@ -24,6 +24,7 @@ from core.cli.plan_report import CANDIDATE_KEYS, option_json
 from core.plan import CapacityPlan
 from core.plan import frontiers as frontiers_of
 from core.plan_options import Option
+from core.units import TOKENS_PER_MILLION
 
 MAX_LINES = len(theme.SERIES)
 
@@ -64,6 +65,11 @@ def _name(option: Option) -> str:
     return setup_label(option.setup) + tail
 
 
+# 1, 2, 5 in every decade, each with its dollar sign: whole decades alone left a $0.2 line under the lowest
+# label, and plotly's own "D2" writes $0.5 as a bare "5".
+DOLLAR_TICKS = [m * 10.0**e for e in range(-3, 5) for m in (1, 2, 5)]
+
+
 def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | None = None) -> go.Figure:
     """Throughput per GPU (or $ per million output tokens) against tokens/s per user, one line per GPU.
 
@@ -94,6 +100,16 @@ def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | 
                        "line": {"color": theme.FIT, "dash": "dash", "width": 1.5}})  # fmt: skip
     note = [{"x": target, "y": 1, "xref": "x", "yref": "paper", "text": f"target {fmt.count(target)} tok/s per user",
              "showarrow": False, "xanchor": "left", "yanchor": "top", "xshift": 4}] if target > 0 else []  # fmt: skip
+    out = result.scenario.workload.output_tokens
+    if dollars and result.api_cost_per_reply_usd > 0:
+        # The API on the same axis: its bill per reply (prompt included) over the reply's tokens, so the
+        # GPUs' dollars have something to be cheaper or dearer than.
+        api = result.api_cost_per_reply_usd / out * TOKENS_PER_MILLION
+        shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": api, "y1": api,
+                       "line": {"color": theme.OUTPUT_COST, "dash": "dot", "width": 2}})  # fmt: skip
+        note.append({"x": 1, "y": math.log10(api), "xref": "paper", "yref": "y", "showarrow": False,
+                     "text": f"the API: {fmt.usd(api)} per M output tokens, prompts included",
+                     "xanchor": "right", "yanchor": "bottom"})  # fmt: skip
     return figure(
         traces,
         460,
@@ -101,7 +117,9 @@ def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | 
         annotations=note,
         hovermode="closest",
         xaxis=axis("tokens/s per user (how fast a reply streams)", rangemode="tozero"),
-        yaxis=axis(y_name, type="log", dtick=1, tickprefix="$") if dollars else axis(y_name, rangemode="tozero"),
+        yaxis=axis(y_name, type="log", tickvals=DOLLAR_TICKS, ticktext=[f"${v:g}" for v in DOLLAR_TICKS])
+        if dollars
+        else axis(y_name, rangemode="tozero"),
     )
 
 

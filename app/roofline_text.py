@@ -180,6 +180,8 @@ def sweep_caption(est: Estimate, table: BatchSweep, critical: int | None, ceilin
             f"{upto} the step time rises {fmt.ratio(t_end / t1)} ({fmt.ms(t1)} → {fmt.ms(t_end)}){why}. Throughput "
             f"still climbs {fmt.ratio(gain)}: the weights are read once for the whole batch."
         )
+    if ceiling == 0:  # not one sequence fits: the sweep is the physics as if memory were no wall at all
+        return text + " None of it runs here: not one sequence fits in memory, so these are the times as if it did."
     if critical is None:
         return text + " Decode never turns compute-bound here, so no maths wall: memory ends the climb."
     if ceiling is not None and critical > ceiling:

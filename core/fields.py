@@ -55,6 +55,7 @@ class Input:
     optional: bool = False
     default: Any = None
     choices: tuple[str, ...] = ()
+    choice_labels: tuple[str, ...] = ()  # what a select shows for each choice (the link keeps the choice)
     max_chars: int = 60
     item: type | None = None  # a list: kind is tuple, each item of this type
     choices_from: Callable[[], tuple[str, ...]] | None = None  # choices known only at run time
@@ -263,10 +264,22 @@ def cut(text: str, max_chars: int = MAX_TEXT_SHOWN) -> str:
     return "".join(c if c.isprintable() else "?" for c in short)
 
 
+_SWITCH_WORDS = {
+    "true": True,
+    "false": False,
+    "1": True,
+    "0": False,
+    "yes": True,
+    "no": False,
+    "on": True,
+    "off": False,
+}
+
+
 def switch_from_text(text: str) -> bool | None:
-    """'true' or 'false' (any case, spaces around) → the bool, as `flat_text` writes a switch; None: neither."""
-    word = text.strip().lower()
-    return word == "true" if word in ("true", "false") else None
+    """'true' or 'false' (any case, spaces around; also 1/0, yes/no, on/off, as people type a switch into a
+    link: `reveal=1` was refused) → the bool; None: none of these. `flat_text` writes true or false."""
+    return _SWITCH_WORDS.get(text.strip().lower())
 
 
 def read_number(described_input: Input, text: str, low: float, high: float) -> float | int | bool:
@@ -274,7 +287,7 @@ def read_number(described_input: Input, text: str, low: float, high: float) -> f
     if described_input.kind is bool:
         switch = switch_from_text(text)
         if switch is None:
-            raise ValueError(f"{described_input.key} must be true or false, got {cut(text)!r}")
+            raise ValueError(f"{described_input.key} must be true or false (or 1/0, yes/no, on/off), got {cut(text)!r}")
         return switch
     if described_input.choices:
         if text.strip() not in described_input.choices:

@@ -38,7 +38,7 @@ def lenient_value(described_input: Input, text: str, warnings: list[str]) -> Any
     if described_input.kind is bool:
         switch = switch_from_text(text)
         if switch is None:
-            warnings.append(f"Ignored {key}={cut(text)}: {key} must be true or false.")
+            warnings.append(f"Ignored {key}={cut(text)}: {key} must be true or false (or 1/0, yes/no, on/off).")
             return SKIP
         return switch
     if described_input.choices:

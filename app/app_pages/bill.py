@@ -73,6 +73,12 @@ api = f", not {plain(pricing.api_model)}'s (the tool does not estimate an API's 
 st.caption(
     f"The latencies are {plain(scenario.model.name)} on {work.gpu_count:,} × {plain(scenario.gpu.name)}, as set under "
     f"'Self-hosting' in the sidebar{api}."
+    # The Overview and the Latency line say this of a setup that cannot run; the bill showed its times bare.
+    + (
+        ""
+        if est.memory.fits
+        else " It does not fit in memory (said above): they are as if it did, not what a server would run."
+    )
 )
 lesson = Scenario.lesson()
 if (scenario.model, scenario.gpu) == (lesson.model, lesson.gpu):  # the lab's remark, on the lab's machine only

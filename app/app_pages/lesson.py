@@ -50,8 +50,8 @@ else:
     st.caption("Within 0.7–1.4× of the actual value is close enough; otherwise the verdict says how far off you were.")
     st.subheader("The reference run")
     st.markdown(
-        "The lab's output, exactly as `python -m core lab` prints it (with the lesson's own predictions "
-        "on its scoreboard)."
+        "The lab's output, exactly as `python -m core lab` prints it. Its scoreboard's \"you\" column is the "
+        "lesson's own example guesses, not yours: yours are scored in the table above."
     )
     st.code(render_lab(compute.cached_lab_run(REFERENCE_PREDICTIONS)), language=None)
 

@@ -18,6 +18,8 @@ st.title("Overview")
 st.caption(words.traffic_line(scenario))
 
 # --- the bill: what a product manager came for --------------------------------------------
+# Headed as the API's: unheaded, the first dollars on the page read as what the GPUs below cost.
+st.header("Paying an API for your traffic", divider="gray")
 month, reply, year = st.columns(3, border=True)
 month.metric("Monthly bill", fmt.usd(est.monthly_cost_usd), help=words.MONTH_HELP)
 reply.metric("Cost per reply", fmt.usd(est.cost_per_reply_usd), help="Prompt tokens at the input price, reply "
@@ -84,8 +86,13 @@ elif est.decode_bound == "memory":
     st.info(
         f"**Memory-bound.** {facts} The maths waits on reading the weights, compute idles "
         f"{fmt.percent(compute_idle_fraction(intensity, balance))} of each step. What would move it: "
-        f"{words.batching_advice(est, cached_critical_batch(scenario))}; fewer bits per weight (fewer bytes per "
-        "step); a GPU with more memory bandwidth, or more GPUs.",
+        f"{words.batching_advice(est, cached_critical_batch(scenario))}"
+        # When nothing fits the first advice already names GPUs and bits: the speed-ups come after, said once.
+        + (
+            "; then, for speed, fewer bytes per step or more bandwidth to read them with."
+            if est.memory.max_batch_that_fits == 0
+            else "; fewer bits per weight (fewer bytes per step); a GPU with more memory bandwidth, or more GPUs."
+        ),
         icon=":material/memory:",
     )
 else:

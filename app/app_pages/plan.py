@@ -93,6 +93,11 @@ if result.ranked:
             "TTFT at the percentile (ms)": st.column_config.NumberColumn(format="%,.0f"),
         },
     )
+    st.caption(
+        "A setup reads GPU, TP (tensor parallel: how many GPUs share one copy of the model, a replica), and "
+        "the weights' precision; NVFP4 is Blackwell's 4-bit format, int4 a 4-bit format unpacked to 16-bit "
+        "maths. TTFT is the wait for the first token; p95 the wait 95 % of requests beat."
+    )
 st.download_button(
     "Download every candidate (CSV)",
     lambda: plan_charts.csv_table(result).to_csv(index=False),  # built on a click, not on every rerun
@@ -123,3 +128,8 @@ st.caption(
 )
 st.subheader("The same frontier in dollars")
 st.plotly_chart(dollars_chart, config=PLOTLY_CONFIG, key="plan_dollars")
+st.caption(
+    "What the GPUs cost per million output tokens while busy at each load, at their hourly price: a month's bill, "
+    "with the idle hours of a fleet sized for its peak, is in the table above. The dotted line is the API's "
+    "price for the same replies, per million output tokens with their prompts included."
+)

@@ -122,6 +122,11 @@ def recommendation(result: CapacityPlan) -> str:
         if monthly > api
         else ": the same"
     )
+    peak = best.monthly_cost_peak_usd or 0.0
+    if monthly < api < peak:  # the saving needs the autoscaler: a fleet sized for the peak loses to the API
+        verdict += (
+            f" if it scales with the day; sized for the peak all month it costs ${peak - api:,.0f} more than the API"
+        )
     if not result.scenario.model.has_attention_shape:  # the lesson's toy: no KV cache, so no real fleet's size
         verdict += (
             " — but for a model without a KV cache (the lesson's toy), whose replicas memory never fills: "

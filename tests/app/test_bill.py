@@ -51,6 +51,16 @@ def test_the_latencies_beside_an_apis_prices_say_whose_they_are(open_app) -> Non
     )
 
 
+def test_the_latencies_of_a_setup_that_cannot_run_say_so(open_app) -> None:
+    # 16-bit Llama 3.1 70B (141 GB) on one 80 GB A100: the Overview says its times are "as if it did" fit.
+    at = open_app(PAGE, model="llama-3.1-70b", gpu="a100-80gb-sxm")
+    captions = [c.value.replace("\\", "") for c in at.main.caption]
+    assert any(c.endswith("It does not fit in memory (said above): they are as if it did, not what a server would run.")
+               for c in captions)  # fmt: skip
+    fits = open_app(PAGE, model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8")
+    assert not any("does not fit" in c.value for c in fits.main.caption)
+
+
 def test_the_tables_hold_the_numbers_and_download_as_csv(open_app) -> None:
     at = open_app(PAGE)
     split, pair = (frame.value for frame in at.main.dataframe)

@@ -46,6 +46,15 @@ def test_the_usual_gut_guess_for_p2_is_50x_too_low(open_app):
     assert board["you"].tolist() == ["7.0", "3.0", "1.0", "10.0"]
 
 
+def test_a_workshop_link_with_reveal_1_reveals(open_app):
+    # An organiser types reveal=1, not reveal=true: it was refused with a warning and the answers stayed hidden.
+    at = open_app("lesson", p1="7", p2="3", p3="1", p4="10", reveal="1")
+    assert verdicts(at) == ["close enough", "50.0x too LOW", "close enough", "close enough"]
+    assert not [w for w in at.warning if "reveal" in w.value]
+    # The reference run's own scoreboard scores the lesson's example guesses: the page says so.
+    assert any("is the lesson's own example guesses, not yours" in m.value for m in at.main.markdown)
+
+
 def test_too_high_too_low_and_no_guess(open_app):
     at = guess_and_reveal(open_app("lesson"), (70.0, 200.0, 0.1, 0.0))
     # 70 / 7 = 10x high; 200 / 150 = 1.33 is inside 0.7–1.4; 1 / 0.1 = 10x low; 0 is no guess.

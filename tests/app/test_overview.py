@@ -254,6 +254,7 @@ def test_the_walls_advice_asks_for_room_first_when_not_one_request_fits(open_app
     body = text(open_app(model="llama-3.1-70b", gpu="a100-40gb", engine="typical"))
     assert (
         "What would move it: room in memory first (more GPUs, fewer bits per weight or per KV value): not one "
-        "request fits yet;" in body
+        "request fits yet; then, for speed, fewer bytes per step or more bandwidth to read them with." in body
     )
     assert "no more requests fit beside these" not in body
+    assert body.count("fewer bits per weight") == body.count("fewer bits per weight or per KV value")  # said once

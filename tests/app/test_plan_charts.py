@@ -81,6 +81,17 @@ def test_the_dollar_frontier_is_log_and_leaves_out_a_gpu_without_a_price(result)
     assert list(trace.y) == pytest.approx(expected)
 
 
+def test_the_dollar_frontier_draws_the_apis_price_per_output_token(result) -> None:
+    # The default prices, $0.50 in and $1.50 out per million: 1,000 × 0.5e-6 + 500 × 1.5e-6 = $0.00125 a
+    # reply, over its 500 output tokens = $2.50 per million output tokens, prompts included.
+    fig = plan_charts.frontier(result, dollars=True)
+    (api,) = [s for s in fig.layout.shapes if s.xref == "paper"]
+    assert (api.y0, api.y1) == (pytest.approx(2.5), pytest.approx(2.5))
+    assert any(a.text == "the API: $2.50 per M output tokens, prompts included" for a in fig.layout.annotations)
+    assert fig.layout.yaxis.ticktext[fig.layout.yaxis.tickvals.index(0.5)] == "$0.5"  # not a bare "5"
+    assert not [s for s in plan_charts.frontier(result).layout.shapes if s.xref == "paper"]  # tokens: no price
+
+
 def test_the_tables_account_for_every_candidate(result) -> None:
     ranked, failed, csv = (plan_charts.ranked_table(result), plan_charts.failures_table(result),
                            plan_charts.csv_table(result))  # fmt: skip

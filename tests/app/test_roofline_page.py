@@ -120,6 +120,14 @@ def test_the_sweeps_words_follow_its_numbers(default_page, open_app):
     assert "barely moves" not in captions
 
 
+def test_a_sweep_where_nothing_fits_does_not_say_memory_ends_the_climb(open_app):
+    # 16-bit Llama 3.1 70B (141 GB) on one 80 GB A100: not one sequence fits, so no climb ends anywhere.
+    at = open_app("roofline", model="llama-3.1-70b", gpu="a100-80gb-sxm")
+    captions = "\n".join(c.value for c in at.main.caption)
+    assert "None of it runs here: not one sequence fits in memory, so these are the times as if it did." in captions
+    assert "memory ends the climb" not in captions
+
+
 def test_a_step_compute_bound_left_of_the_ridge_says_why(open_app):
     # Qwen3-30B-A3B 4.5-bit on an RTX 4090 under llama.cpp: its 200-token prompt does 78.9 FLOP/byte, left of
     # the 110 ridge, yet is compute-bound (each expert pays 100 tokens of tile padding); Llama 3.1 70B fp8's

@@ -566,9 +566,12 @@ def test_the_launches_overlap_switch_takes_true_or_false(capsys):
                            "--json")  # fmt: skip
     assert code == 0
     assert json.loads(off)["tpot_ms"] - json.loads(on)["tpot_ms"] == pytest.approx(32 * 0.030, rel=1e-9)
-    code, out, err = run_cli(capsys, "estimate", "--launches-overlap", "1")
+    # 1/0, yes/no, on/off are switches as people type them; anything else is refused naming the words.
+    assert run_cli(capsys, "estimate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--engine", "typical",
+                   "--launches-overlap", "1", "--json")[1] == on  # fmt: skip
+    code, out, err = run_cli(capsys, "estimate", "--launches-overlap", "maybe")
     assert (code, out) == (2, "") and len(err.strip().splitlines()) == 1
-    assert "--launches-overlap must be true or false, got '1'" in err
+    assert "--launches-overlap must be true or false (or 1/0, yes/no, on/off), got 'maybe'" in err
 
 
 def test_a_host_bound_reply_says_so_in_text_and_json(capsys):

@@ -127,8 +127,13 @@ def test_plan_json(capsys) -> None:
     assert problems[("h100-sxm", 1)] == "does not fit" and problems[("toy-gpu", 4)] == "no price"
     # The lesson's prices: 200 × $0.50 + 500 × $1.50 per million = $0.00085 a reply × 2,000,000 × 30 = $51,000.
     assert data["api_monthly_usd"] == pytest.approx(51_000)
-    # The verdict in words: $51,000 - $27,670 (the best fleet, following the daily curve) = $23,330.
-    assert data["recommendation"].endswith("the API would cost $51,000: self-hosting saves $23,330 a month.")
+    # The verdict in words: $51,000 - $27,670 (the best fleet, following the daily curve) = $23,330; sized for
+    # the peak all month the fleet is $65,318, $14,318 over the API's: that saving needs the autoscaler.
+    assert data["recommendation"].endswith(
+        "the API would cost $51,000: self-hosting saves $23,330 a month if it scales with the day; sized for the "
+        "peak all month it costs $14,318 more than the API."
+    )
+    assert best["monthly_cost_peak_usd"] == pytest.approx(65_318, abs=0.5)
     assert data["plan"]["cands"] == "h100-sxm,l4,toy-gpu" and data["scenario"]["replies"] == "2000000"
     _, out, _ = run_cli(capsys, *PLAN_SMALL, "--json", "--frontier")
     frontier = json.loads(out)["candidates"][0]["frontier"]
@@ -154,6 +159,20 @@ def test_plan_text_says_the_recommendation_in_words(capsys) -> None:
     )
     assert "a month following the daily curve" in out and "the API would cost $51,000: self-hosting saves" in out
     assert "not ranked (" in out and "does not fit — 70.5 GB of weights fill the 68.8 GB vLLM may use" in out
+
+
+def test_a_saving_that_needs_the_autoscaler_says_so(capsys) -> None:
+    # DeepSeek-V3, 2 M replies a day at gpt-4o's prices: the autoscaled fleet undercuts the API's bill, the
+    # fleet sized for the peak all month does not; the verdict gives both ends, the second as their difference.
+    code, out, _ = run_cli(capsys, "plan", "--model", "deepseek-v3", "--replies-per-day", "2000000", "--api-model",
+                           "openai/gpt-4o", "--json")  # fmt: skip
+    data = json.loads(out)
+    best, api = data["candidates"][0], data["api_monthly_usd"]
+    assert best["monthly_cost_autoscaled_usd"] < api < best["monthly_cost_peak_usd"]
+    assert data["recommendation"].endswith(
+        f"a month if it scales with the day; sized for the peak all month it costs "
+        f"${best['monthly_cost_peak_usd'] - api:,.0f} more than the API."
+    )
 
 
 def test_plan_with_a_gpu_discount_says_so_and_bills_less(capsys) -> None:
