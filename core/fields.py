@@ -167,6 +167,20 @@ def _scale(described_input: Input) -> Decimal:
     return Decimal(repr(described_input.scale))
 
 
+# Past any float (1e±308, a scale of at most 1e12 either way): Decimal's own context overflows at 1e±999999
+# and raised decimal.Overflow, a traceback for `--batch 1e1000000` and a crash for `?prompt=1e1000000`.
+_BEYOND_FLOAT_EXPONENT = 400
+
+
+def si_decimal(described_input: Input, shown: Decimal) -> Decimal:
+    """A finite shown-unit number → its SI value; ±Infinity past any float, 0 below any (never raises)."""
+    if shown.is_zero() or shown.adjusted() < -_BEYOND_FLOAT_EXPONENT:
+        return Decimal(0)
+    if shown.adjusted() > _BEYOND_FLOAT_EXPONENT:
+        return Decimal("-Infinity") if shown.is_signed() else Decimal("Infinity")
+    return shown * _scale(described_input)
+
+
 def si_from_text(described_input: Input, text: str) -> float | int:
     """Shown-unit text → the SI value, exactly as `flat_text` wrote it. Raises ValueError."""
     try:
@@ -175,7 +189,9 @@ def si_from_text(described_input: Input, text: str) -> float | int:
         raise ValueError("not a number") from None
     if not shown.is_finite():
         raise ValueError("not a finite number")
-    si = shown * _scale(described_input)
+    si = si_decimal(described_input, shown)
+    if not si.is_finite():
+        raise ValueError("out of range")
     if described_input.kind is int:
         if (
             not si.is_zero() and abs(si.adjusted()) > 30

@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from core.field_lists import lenient_list
-from core.fields import Input, allowed_range, cut, own_bounds, range_phrase, switch_from_text
+from core.fields import Input, allowed_range, cut, own_bounds, range_phrase, si_decimal, switch_from_text
 from core.validation import shown_number
 
 MAX_VALUE_CHARS = 64  # the longest honest value is ~25 characters
@@ -89,7 +89,7 @@ def _si_or_none(described_input: Input, text: str) -> float | None:
         return None
     if shown.is_infinite():
         return math.copysign(math.inf, shown)
-    return float(shown * Decimal(repr(described_input.scale)))  # beyond a float: ±inf, which clamps
+    return float(si_decimal(described_input, shown))  # beyond a float: ±inf, which clamps
 
 
 def flat_of_json(obj: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:

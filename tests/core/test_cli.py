@@ -523,7 +523,23 @@ _OPTIONS = [
 ]
 _VALUES = (
     st.sampled_from(
-        ["abc", "", "0", "-1", "1e400", "inf", "nan", "9" * 400, "x" * 10_000, "1.5", "8", "h100-sxm", "custom", "\x00"]
+        [
+            "abc",
+            "",
+            "0",
+            "-1",
+            "1e400",
+            "1e1000000",
+            "inf",
+            "nan",
+            "9" * 400,
+            "x" * 10_000,
+            "1.5",
+            "8",
+            "h100-sxm",
+            "custom",
+            "\x00",
+        ]
     )
     | st.text(max_size=20)
     | st.integers(-(10**30), 10**30).map(str)
@@ -646,6 +662,14 @@ def test_conflicting_or_garbled_options_exit_2_saying_so(capsys, argv, says):
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and len(err) < 200
     assert says in err
+
+
+@pytest.mark.parametrize("option", ["--batch", "--params-b", "--bandwidth-gb-s", "--prompt-tokens"])
+def test_a_number_past_decimals_own_limit_is_out_of_range_not_a_traceback(capsys, option):
+    # 1e1000000 is past Decimal's default exponent limit (999,999): the unit conversion raised decimal.Overflow.
+    code, out, err = run_cli(capsys, "estimate", "--model", "custom", option, "1e1000000")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"argument {option} must be " in err and "got '1e1000000'" in err
 
 
 def test_the_same_value_twice_is_not_a_conflict(capsys):

@@ -26,6 +26,8 @@ HOSTILE = (
     "1e308",
     "-1e308",
     "1e400",
+    "1e1000000",  # past Decimal's own exponent limit: it raised decimal.Overflow
+    "-1e1000000",
     "-1",
     "--5",
     "0x10",
@@ -111,6 +113,15 @@ def test_a_bound_without_a_ceiling_reads_as_a_sentence() -> None:
     # active's ceiling is total_params, unknown here: the floor is still stated, in the link's billions.
     _, warnings = read({"model": "custom", "active": "inf"})
     assert warnings == ["Ignored active=inf: active must be a finite number of at least 0.001 billion parameters."]
+
+
+def test_a_number_past_decimals_own_limit_clamps_like_any_other() -> None:
+    scenario, warnings = read({"prompt": "1e1000000", "bw": "-1e1000000", "gpu": "h100-sxm"})
+    assert scenario.workload.prompt_tokens == 10_000_000 and scenario.gpu.memory_bandwidth_bytes_per_s == 1e9
+    assert warnings == [
+        "bw=-1e1000000 is outside 1 to 1,000,000 GB/s: using 1.",
+        "prompt=1e1000000 is outside 1 to 10,000,000 tokens: using 10,000,000.",
+    ]
 
 
 def test_many_bad_values_each_keep_their_warning() -> None:
