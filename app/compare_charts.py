@@ -111,11 +111,13 @@ def table(results: Sequence[Compared], measured_ms: Sequence[float | None]) -> p
             if compared.latency_low_s is not None and compared.latency_high_s is not None
             else ""
         )
-        rows.append((compared.option, compared.monthly_usd, compared.cost_per_reply_usd, compared.yearly_usd,
-                     latency, span, compared.label, compared.note))  # fmt: skip
-    # The month's bill first (a phone shows the option and a column or two), what it is after the numbers.
-    columns = ["option", "USD per month", "USD per reply", "USD per year", "latency (one reply)", "likely latency",
-               "what it is", "notes"]  # fmt: skip
+        rows.append((compared.option, compared.monthly_usd, compared.cost_per_reply_usd, latency, compared.note,
+                     compared.yearly_usd, span, compared.label))  # fmt: skip
+    # The month's bill first (a phone shows the option and a column or two), then the latency and the notes
+    # that say what a fleet is (its GPUs per replica and precision, the plan's choice): at 1,280 px they
+    # were past the table's edge, and a fleet read as the sidebar's setup.
+    columns = ["option", "USD per month", "USD per reply", "latency (one reply)", "notes", "USD per year",
+               "likely latency", "what it is"]  # fmt: skip
     frame = pd.DataFrame(rows, columns=columns).set_index("option")
     # Only a scenario option has a likely range (the load model's fleets and the APIs have none): a
     # column empty on every row is left out rather than shown blank.

@@ -159,8 +159,8 @@ def _fleet(option: str, scenario: Scenario, spec: Plan, engine_id: str) -> Compa
     point = best.point
     ttft = float(point.ttft_quantile_field(spec.ttft_quantile))
     note = (
-        f"{best.total_gpus_at_peak:,} × {gpu.name} at the peak, TP {best.setup.gpus_per_replica}, "
-        f"{best.setup.precision_name}, {engine_words}; autoscaled"
+        f"{best.total_gpus_at_peak:,} × {gpu.name} at the peak, {best.setup.gpus_per_replica} per replica, "
+        f"weights in {best.setup.precision_name}, {engine_words}; autoscaled"
     )
     return Compared(
         option, "self-hosted", label, monthly / replies if replies else None, monthly,

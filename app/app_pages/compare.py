@@ -60,6 +60,11 @@ if priced:
               f"{fmt.usd(cheapest.monthly_usd or 0.0)} a month ({fmt.usd(cheapest.cost_per_reply_usd or 0.0)} a reply).", 400),
         icon=":material/savings:",
     )  # fmt: skip
+    # A product manager reads "cheapest" as "use it": the options need not be equally good.
+    st.caption(
+        "Cheapest is not the same as equivalent: different models answer differently well, and a fleet's "
+        "weights may be narrower than the sidebar's (its 'notes' say how it runs), which this tool does not measure."
+    )
 words = cheapest_words(changes, {c.option: c.option for c in results}, float(axis[0]), float(axis[-1]))
 if words:
     st.markdown("**By traffic:** " + plain(words, 800))
