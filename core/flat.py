@@ -113,6 +113,11 @@ def _text(described_input: Input, value: Any) -> str:
 
 def from_flat(flat: Mapping[str, str], scenario_type: type) -> Any:
     """Strict: the flat form → a Scenario; ValueError whose message starts with the offending key."""
+    for key, value in flat.items():  # the flat form is text (a link's, a file's): 1000 raised AttributeError
+        if not isinstance(key, str):
+            raise ValueError(f"parameter names must be text, got {cut(repr(key))}")
+        if not isinstance(value, str):
+            raise ValueError(f"{cut(key)} must be text, got {type(value).__name__}")
     flat = with_aliases(flat)
     unknown = sorted(set(flat) - set(FLAT_KEYS))
     if unknown:
@@ -267,7 +272,15 @@ def _clamp_named_bounds(section: Section, base: Any, changes: dict[str, Any], wa
         _, high = resolved_bounds(described_input, view)
         if changes[name] > high:
             shown = shown_number(described_input.shown_bound(high))
-            bound_key = inputs_by_name(section.spec_type)[bound_field(described_input.high)].key
-            warnings.append(f"{described_input.key} exceeds {bound_key} ({shown}): using {shown}.")
+            bound_name = bound_field(described_input.high)
+            bound_key = inputs_by_name(section.spec_type)[bound_name].key
+            # "kvrope exceeds kvlatent (575)" named kvlatent beside a number that was not its value (576):
+            # a bound "experts - 1" is said as "below experts (8)".
+            of = shown_number(described_input.shown_bound(float(probe[bound_name])))
+            relation = "below" if " - " in described_input.high else "at most"
+            warnings.append(
+                f"{described_input.key}={shown_number(described_input.shown_bound(changes[name]))} must be "
+                f"{relation} {bound_key} ({of}): using {shown}."
+            )
             changes[name] = type(changes[name])(high)
             probe[name] = changes[name]

@@ -16,7 +16,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from core.cli.load_commands import add_plan_parser, add_serve_parser, run_plan, run_serve
 from core.cli.prices import add_prices_arguments
@@ -28,7 +28,32 @@ SUBCOMMANDS = ("lab", "estimate", "serve", "plan", "presets", "calibrate", "pric
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a bad value in one line (no usage dump) and exits with 2."""
+    """argparse that reports a bad value in one line (no usage dump) and exits with 2.
+
+    An option given twice is refused (argparse keeps the last: `--batch 2 --batch 3` ran batch 3 without a
+    word), and so is an abbreviation (`--prompt 5` was --prompt-tokens, and a new option could change it)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
+        self._refuse_repeats(list(sys.argv[1:] if args is None else args))
+        return super().parse_known_args(args, namespace)
+
+    def _refuse_repeats(self, args: list[str]) -> None:
+        given: dict[str, str] = {}  # dest → the option that gave it (--engine and --eff share one)
+        for text in args:
+            if text == "--":
+                break
+            action = self._option_string_actions.get(text.split("=", 1)[0])
+            if action is None or action.nargs == 0 or isinstance(action, argparse._AppendAction):
+                continue  # a value, a flag (twice is still on), or an option meant to repeat (--set)
+            name = text.split("=", 1)[0]
+            if action.dest in given:
+                also = "" if given[action.dest] == name else f" (also as {given[action.dest]})"
+                self.error(f"argument {name}: given twice{also}; give it once")
+            given[action.dest] = name
 
     def error(self, message: str) -> NoReturn:
         # One line, short: argparse repeats what was typed ("unrecognized arguments: 999…"), so

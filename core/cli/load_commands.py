@@ -12,8 +12,9 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from core.cli.scenario_args import add_scenario_options, scenario_from_args
+from core.cli.scenario_args import _dest, add_scenario_options, scenario_from_args
 from core.cli.spec_args import add_spec_options, spec_from_args
+from core.flat_sections import INPUTS
 from core.load import Load
 from core.plan_spec import Plan
 from core.scenario import Scenario
@@ -37,9 +38,37 @@ def add_plan_parser(sub: Any) -> None:
     plan.set_defaults(subparser=plan)
 
 
+_NO_BILL = "serve prints no bill (estimate and plan do)"
+# Scenario options a command takes (they share estimate's list) but does not use: given, they are refused,
+# never silently dropped (`serve --cached-tokens 150` printed "no prefix-cache hits").
+UNUSED = {
+    "serve": {
+        "batch": "serve keeps requests in flight, not one static batch: use --concurrency",
+        "cached": "the load model has no prefix-cache hits",
+        "cwrite": "the load model has no prefix cache to write",
+        **dict.fromkeys(("pin", "pcache", "pout", "pwrite", "replies", "days", "usdh", "api"), _NO_BILL),
+    },
+    "plan": {
+        "batch": "the plan sizes each replica's requests in flight itself: cap them with --max-concurrency",
+        "gpus": "the plan tries every size in --tensor-parallel",
+        "wbits": "the plan tries every precision in --weight-precisions",
+        "cbits": "each candidate's maths follow its weights (--weight-precisions)",
+    },
+}
+
+
+def _refuse_unused(args: argparse.Namespace, command: str) -> None:
+    for key, why in UNUSED[command].items():
+        given = args.api_model if key == "api" else getattr(args, _dest(key), None)
+        if given is not None:
+            option = "--api-model" if key == "api" else INPUTS[key].option
+            raise ValueError(f"{option}: {command} does not use it; {why}")
+
+
 def _parsed(args: argparse.Namespace, spec_type: type, typical_engine: bool = False) -> tuple[Scenario, Any, Load]:
     """The scenario, the spec and the load; a bad value exits 2 with one line naming its option."""
     try:
+        _refuse_unused(args, args.command)
         load = spec_from_args(args, Load)
         scenario = scenario_from_args(args)
         if typical_engine:

@@ -6,6 +6,7 @@ import math
 
 from core.plan import CapacityPlan
 from core.plan_options import Option
+from core.scenario import Scenario
 from core.units import S_PER_MS
 
 # Per-candidate keys scripts depend on; add, never rename. null where a candidate has no value.
@@ -156,13 +157,20 @@ def _problem_counts(result: CapacityPlan) -> str:
     return ", ".join(f"{n} {label}" for label, n in counts.items())
 
 
+def _engine_words(scenario: Scenario) -> str:
+    """'Typical engine', or for --ideal 'ideal physics (on the Typical engine's scheduling)': what the numbers ran on."""
+    if scenario.efficiency.is_ideal:
+        return f"ideal physics (on the {scenario.engine.name}'s scheduling)"
+    return str(scenario.engine.name)
+
+
 def _header(result: CapacityPlan) -> list[str]:
     s, spec, w = result.scenario, result.spec, result.scenario.workload
     f = result.lengths.low_fraction
     varied = "" if f == 1 else f", each {f * 100:g}-100 % of that"
     return [
         f"{s.model.name}: {w.prompt_tokens:,}-token prompts, {w.output_tokens:,}-token replies{varied}; "
-        f"engine: {s.engine.name}, KV cache {s.precision.kv_bits:g}-bit",
+        f"engine: {_engine_words(s)}, KV cache {s.precision.kv_bits:g}-bit",
         f"traffic: {s.pricing.replies_per_day:,} replies/day = {result.mean_requests_per_s:,.2f} requests/s on average, "
         f"{result.peak_requests_per_s:,.2f} at the peak ({spec.peak_to_average:g}x)",
         f"targets at the peak: p{spec.ttft_percentile} TTFT <= {spec.ttft_target_s / S_PER_MS:,.0f} ms, "

@@ -10,9 +10,11 @@ change it only by adding (`--tflops`, which sets both peaks, is kept for that re
 from __future__ import annotations
 
 import argparse
+import re
 
 from core import presets
-from core.fields import Input, cut, flat_text, inputs
+from core.cli.spec_args import option_help
+from core.fields import cut, inputs
 from core.flat_sections import EFFICIENCY_BASES, FIELD_KEYS, INPUTS, SECTIONS, option_of
 from core.scenario import Scenario
 
@@ -30,13 +32,6 @@ _GROUPS = {
 
 def _dest(key: str) -> str:
     return f"field_{key}"
-
-
-def _help(described_input: Input) -> str:
-    default = described_input.default
-    shown = "" if default is None else f" (default {flat_text(described_input, default)})"
-    unit = f", {described_input.unit}" if described_input.unit else ""
-    return f"{described_input.help}{unit}{shown}".replace("%", "%%")
 
 
 def add_scenario_options(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +63,10 @@ def add_scenario_options(parser: argparse.ArgumentParser) -> None:
             kind = described_input.kind
             metavar = "TEXT" if kind is str else "N" if kind is int else "true|false" if kind is bool else "X"
             group.add_argument(
-                described_input.option, dest=_dest(described_input.key), metavar=metavar, help=_help(described_input)
+                described_input.option,
+                dest=_dest(described_input.key),
+                metavar=metavar,
+                help=option_help(described_input),
             )
 
 
@@ -130,8 +128,13 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         raise ValueError(message) from None
 
 
+_BOUND_KEY = re.compile(r"\((\w+)\)")
+
+
 def with_options(message: str) -> str:
-    """'out must be …' → '--output-tokens must be …': the user sees the flag they typed."""
+    """'out must be …' → '--output-tokens must be …': the user sees the flag they typed, and a bound named
+    after another field says its flag too ('from 1 to 32 (qheads)' → '(--query-heads)')."""
+    message = _BOUND_KEY.sub(lambda m: f"({option_of(m[1])})" if m[1] in INPUTS else m[0], message)
     first, _, rest = message.partition(" ")
     key = first.rstrip(":,")
     if key in INPUTS and first.endswith(":"):

@@ -22,15 +22,24 @@ def _dest(key: str) -> str:
     return f"spec_{key}"
 
 
-def _help(described: Input) -> str:
+def option_help(described: Input) -> str:
+    """The option's help, then in brackets its unit, its allowed items and its default.
+
+    Example: "Memory per GPU, GB: ... (in GB; default 80)". The unit used to follow the help's full stop
+    ("(14 GB at 16 bits)., billion parameters")."""
+    notes = []
     if described.is_list:
-        allowed = ", ".join(described.allowed()) if described.choices_from is None else "see `python -m core presets`"
-        shown = "" if not described.default else f"; default {list_text(described.default)}"
-        return f"{described.help} ({allowed}{shown})".replace("%", "%%")
-    default = described.default
-    shown = "" if default is None else f" (default {flat_text(described, default)})"
-    unit = f", {described.unit}" if described.unit else ""
-    return f"{described.help}{unit}{shown}".replace("%", "%%")
+        notes.append(
+            ", ".join(described.allowed()) if described.choices_from is None else "see `python -m core presets`"
+        )
+    if described.unit and not described.is_list:
+        notes.append(f"in {described.unit}")
+    if described.is_list and described.default:
+        notes.append(f"default {list_text(described.default)}")
+    elif not described.is_list and described.default is not None:
+        notes.append(f"default {flat_text(described, described.default)}")
+    text = described.help + (f" ({'; '.join(notes)})" if notes else "")
+    return text.replace("%", "%%")
 
 
 def add_spec_options(
@@ -42,7 +51,7 @@ def add_spec_options(
         if only is not None and described.key not in only:
             continue
         metavar = "A,B" if described.is_list else "N" if described.kind is int else "X"
-        group.add_argument(described.option, dest=_dest(described.key), metavar=metavar, help=_help(described))
+        group.add_argument(described.option, dest=_dest(described.key), metavar=metavar, help=option_help(described))
 
 
 def spec_flat_from_args(args: argparse.Namespace, spec_type: type) -> dict[str, str]:

@@ -652,6 +652,8 @@ def test_a_rule_between_fields_is_refused_under_the_flag_typed(capsys, argv, fla
             ["estimate", "--engine", ""],
             "argument --engine: '' is not one of auto, ideal, typical, vllm, trtllm, sglang, llama.cpp, llama.cpp-metal, llama.cpp-radeon, mlx, hf-transformers\n",
         ),
+        # A bound named after another field says that field's flag, not its link key "(qheads)".
+        (["estimate", "--model", "llama-3.1-8b", "--kv-heads", "64"], "from 1 to 32 (--query-heads), got '64'"),
         (
             ["calibrate", "--set", "x"],
             "argument --set: 'x' is not one of fit, validation, test, fresh, fresh2 to fresh29\n",
@@ -670,6 +672,30 @@ def test_a_number_past_decimals_own_limit_is_out_of_range_not_a_traceback(capsys
     code, out, err = run_cli(capsys, "estimate", "--model", "custom", option, "1e1000000")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert f"argument {option} must be " in err and "got '1e1000000'" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        # argparse keeps the last of two: `--batch 2 --batch 3` ran batch 3 without a word.
+        (["estimate", "--batch", "2", "--batch", "3"], "argument --batch: given twice; give it once"),
+        (["estimate", "--batch=2", "--batch", "3"], "argument --batch: given twice; give it once"),
+        (["estimate", "--engine", "vllm", "--eff", "sglang"], "argument --eff: given twice (also as --engine)"),
+        (["serve", "--concurrency", "4", "--concurrency", "8"], "argument --concurrency: given twice"),
+        # An abbreviation is not an option: --prompt was --prompt-tokens until an option --prompt-x came along.
+        (["estimate", "--prompt", "5"], "unrecognized arguments: --prompt 5"),
+    ],
+)
+def test_an_option_given_twice_or_abbreviated_is_refused(capsys, argv, says):
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert says in err
+
+
+def test_options_meant_to_repeat_still_do(capsys):
+    code, out, _ = run_cli(capsys, "calibrate", "--set", "fit", "--set", "test")  # --set is an append option
+    assert code == 0 and "fit set" in out and "test set" in out
+    assert run_cli(capsys, "estimate", "--json", "--json")[0] == 0  # a flag twice is still on
 
 
 def test_the_same_value_twice_is_not_a_conflict(capsys):

@@ -161,6 +161,14 @@ def test_plan_text_says_the_recommendation_in_words(capsys) -> None:
     assert "not ranked (" in out and "does not fit — 70.5 GB of weights fill the 68.8 GB vLLM may use" in out
 
 
+def test_plan_on_ideal_physics_says_so_in_its_header(capsys) -> None:
+    # --ideal runs the lesson's physics (the numbers differ), but the header said "engine: Typical engine".
+    _, ideal, _ = run_cli(capsys, "plan", "--ideal")
+    _, typical, _ = run_cli(capsys, "plan")
+    assert "; engine: ideal physics (on the Typical engine's scheduling), KV cache 16-bit" in ideal.splitlines()[0]
+    assert "; engine: Typical engine, KV cache 16-bit" in typical.splitlines()[0]
+
+
 def test_a_saving_that_needs_the_autoscaler_says_so(capsys) -> None:
     # DeepSeek-V3, 2 M replies a day at gpt-4o's prices: the autoscaled fleet undercuts the API's bill, the
     # fleet sized for the peak all month does not; the verdict gives both ends, the second as their difference.
@@ -205,7 +213,12 @@ def test_plan_defaults_to_the_typical_engine(capsys) -> None:
         (["serve", "--request-rate", "-1"], "--request-rate", "from 0.0001 to 1,000,000 requests/s"),
         (["serve", "--length-low-fraction", "0.01"], "--length-low-fraction", "from 0.05 to 1"),
         (["serve", "--concurrency", "4", "--request-rate", "2"], "--request-rate", "not both"),
-        (["serve", "--batch", "0"], "--batch", "from 1 to 1,000,000 requests"),
+        # Scenario options a command does not use are refused, not dropped (serve printed "no prefix-cache hits").
+        (["serve", "--batch", "8"], "--batch", "serve does not use it; serve keeps requests in flight"),
+        (["serve", "--cached-tokens", "150"], "--cached-tokens", "serve does not use it; the load model has no prefix"),
+        (["serve", "--input-price", "9"], "--input-price", "serve does not use it; serve prints no bill"),
+        (["plan", "--gpus", "2"], "--gpus", "plan does not use it; the plan tries every size in --tensor-parallel"),
+        (["plan", "--weight-bits", "8"], "--weight-bits", "plan does not use it; the plan tries every precision"),
         (["serve", "--num-prompts", "0"], "--num-prompts", "from 1 to 10,000,000 requests"),
         (["serve", "--concurrency", "4", "--num-prompts", "2"], "--num-prompts", "at least the concurrency (4)"),
         (["serve", "--request-rate", "2", "--num-prompts", "8"], "--num-prompts", "empty with a request rate"),

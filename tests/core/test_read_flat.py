@@ -124,6 +124,19 @@ def test_a_number_past_decimals_own_limit_clamps_like_any_other() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("flat", "message"),
+    [
+        ({"prompt": 1000}, "prompt must be text, got int"),  # AttributeError: 'int' object has no attribute 'strip'
+        ({"prompt": None}, "prompt must be text, got NoneType"),
+        ({1: "2"}, "parameter names must be text, got 1"),  # TypeError from a join
+    ],
+)
+def test_the_strict_reader_takes_text_and_says_so_otherwise(flat, message) -> None:
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        Scenario.from_flat(flat)
+
+
 def test_many_bad_values_each_keep_their_warning() -> None:
     # Issue 11: a 12+-digit value once silenced every other warning about the link.
     scenario, warnings = read({"out": "1e400", "model": "custom", "params": "7000000000.123456", "engine": "x"})
@@ -154,8 +167,14 @@ def test_cross_field_limits_are_clamped_to_the_field_they_depend_on() -> None:
     assert scenario.workload.cached_prompt_tokens == 200
     assert scenario.model.active_params == 70e9
     assert scenario.model.kv_heads == 64
-    assert len(warnings) == 3
-    assert "cached exceeds prompt (200): using 200." in warnings
+    assert sorted(warnings) == [
+        "active=80 must be at most params (70): using 70.",
+        "cached=500 must be at most prompt (200): using 200.",
+        "kvheads=65 must be at most qheads (64): using 64.",
+    ]
+    # A bound one below its field is said as "below": DeepSeek-V3's 64-wide rope part of its 576-wide latent.
+    _, warnings = read({"model": "deepseek-v3", "kvrope": "600"})
+    assert warnings == ["kvrope=600 must be below kvlatent (576): using 575."]  # it said "exceeds kvlatent (575)"
 
 
 def test_a_section_core_rejects_falls_back_to_its_base_alone() -> None:
