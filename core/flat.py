@@ -173,6 +173,33 @@ def _check_named_bounds(section: Section, base: Any, changes: dict[str, Any], fl
                 f"{described_input.key} must be {kind} {range_phrase(described_input, low, high)}{limit}, "
                 f"got {cut(flat.get(described_input.key, ''))!r}"
             )
+    for kept, typed, least in _typed_bounds_under_kept_values(section, view, changes):
+        raise ValueError(
+            f"{typed.key} must be at least {shown_number(typed.shown_bound(least))}"
+            f"{f' {typed.unit}' if typed.unit else ''} ({kept.key}), got {cut(flat.get(typed.key, ''))!r}"
+        )
+
+
+def _field_of(section: Section, described_input: Input) -> str:
+    return next(name for name, i in inputs(section.spec_type) if i is described_input)
+
+
+def _typed_bounds_under_kept_values(
+    section: Section, view: View, changes: Mapping[str, Any]
+) -> list[tuple[Input, Input, float]]:
+    """(the kept field, the typed bound, the least the bound may be) where a typed bound falls below a
+    value kept from the base: --query-heads 7 under Llama 3.1 8B's 8 KV heads. It was said of the field
+    not typed ("kv_heads must be ≤ 7, got 8"), in SI units, and a link dropped the whole section."""
+    by_name = inputs_by_name(section.spec_type)
+    found = []
+    for name, described_input in inputs(section.spec_type):
+        bound, value = described_input.high, getattr(view, name)
+        if name in changes or value is None or not isinstance(bound, str) or bound_field(bound) not in changes:
+            continue
+        if value > resolved_bounds(described_input, view)[1]:
+            least = float(value) + float(bound.partition(" - ")[2] or 0)
+            found.append((described_input, by_name[bound_field(bound)], least))
+    return found
 
 
 # --- lenient: links from strangers ---------------------------------------------------------
@@ -251,21 +278,36 @@ def _read_section(section: Section, clean: dict[str, str], specs: dict[str, Any]
         if value is not SKIP:
             changes[name] = value
     follow_total(section, base, changes)
+    before = len(warnings)
     _clamp_named_bounds(section, base, changes, warnings)
     try:
         return replace(base, **changes)
     except ValueError as error:
         if changes:
+            # A clamp of a section then ignored is not what happened: "topk … using 7" beside "Ignored the
+            # model settings" contradicted itself.
+            del warnings[before:]
             warnings.append(f"Ignored the {section.name} settings: {named(error, section, changes)}.")
         return base
 
 
 def _clamp_named_bounds(section: Section, base: Any, changes: dict[str, Any], warnings: list[str]) -> None:
-    """Cached ≤ prompt, active ≤ total, KV heads ≤ query heads: clamp the dependent field, say so."""
+    """Cached ≤ prompt, active ≤ total, KV heads ≤ query heads: clamp the dependent field, say so; a typed
+    bound under a value kept from the base is raised to it."""
     if not changes:
         return
     probe = edited_values(section, base, changes)
     view = View(probe)
+    for kept, typed, least in _typed_bounds_under_kept_values(section, view, changes):
+        name = _field_of(section, typed)
+        value = type(changes[name])(least)
+        relation = "above" if " - " in str(kept.high) else "at least"
+        warnings.append(
+            f"{typed.key}={shown_number(typed.shown_bound(changes[name]))} must be {relation} {kept.key} "
+            f"({shown_number(kept.shown_bound(float(getattr(view, _field_of(section, kept)))))}): "
+            f"using {shown_number(typed.shown_bound(value))}."
+        )
+        changes[name] = probe[name] = value
     for name, described_input in inputs(section.spec_type):
         if name not in changes or changes[name] is None or not isinstance(described_input.high, str):
             continue

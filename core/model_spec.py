@@ -123,8 +123,9 @@ class Model:
             raise ValueError("experts and experts_per_token must be given together or not at all")
         if self.experts is not None and self.experts_per_token is not None:
             if self.active_params >= self.total_params:
-                raise ValueError(
-                    f"active_params must be < total_params for a mixture of experts, got {self.active_params!r}"
+                raise ValueError(  # in billions, as every input gives parameters
+                    f"active_params must be below total_params ({self.total_params / 1e9:,.2f} billion) for a "
+                    f"mixture of experts, got {self.active_params / 1e9:,.2f} billion"
                 )
             # A token uses at least its k routed experts, each (total - active) / (E - k) weights.
             floor = self.total_params * self.experts_per_token / self.experts

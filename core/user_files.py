@@ -6,13 +6,25 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
+_WHY = {
+    FileNotFoundError: "no such file",
+    IsADirectoryError: "a folder, not a file",
+    PermissionError: "not allowed to read it",
+}
+
 
 def read_text(path: str | Path) -> str:
-    """The file's text (UTF-8); ValueError naming the path and why it cannot be read. Example: 'x.csv: cannot be read (FileNotFoundError)'."""
+    """The file's text (UTF-8); ValueError naming the path and why, in words. Example: 'x.csv: cannot be
+    read: no such file'. (It said '(IsADirectoryError)' for an empty path, '(UnicodeDecodeError)' for UTF-16.)"""
+    if not str(path).strip():
+        raise ValueError("no file named: give a CSV file's path")
     try:
         return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: cannot be read ({type(error).__name__})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: cannot be read: not UTF-8 text (save it as UTF-8 CSV)") from None
+    except OSError as error:
+        why = next((words for kind, words in _WHY.items() if isinstance(error, kind)), error.strerror or "unreadable")
+        raise ValueError(f"{path}: cannot be read: {why}") from None
 
 
 def number(row: Mapping[str, str | None], column: str, *, whole: bool = False, optional: bool = False) -> float | None:

@@ -447,7 +447,16 @@ def test_a_bad_serving_file_exits_2_naming_the_option_and_the_line(capsys, tmp_p
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "--serving-file" in err and says in err
     code, _, err = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "missing.csv"))
-    assert code == 2 and "cannot be read (FileNotFoundError)" in err
+    assert code == 2 and "cannot be read: no such file" in err
+
+
+@pytest.mark.parametrize("option", ["--serving-file", "--measurements-file"])
+def test_a_path_that_is_no_file_is_said_in_words(capsys, tmp_path, option):
+    # An empty path read as the current folder: "cannot be read (IsADirectoryError)".
+    code, out, err = run_cli(capsys, "calibrate", option, "")
+    assert (code, out) == (2, "") and f"argument {option}: no file named: give a CSV file's path" in err
+    code, _, err = run_cli(capsys, "calibrate", option, str(tmp_path))
+    assert code == 2 and " cannot be read: a folder, not a file" in err  # the long path itself is cut
 
 
 def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
@@ -472,7 +481,7 @@ def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
             "line 2: unknown metric 'speed'",
         ),
         (lambda rows: rows[0] + "\n", "has no rows"),
-        (b"\xff\xfe", "cannot be read (UnicodeDecodeError)"),
+        (b"\xff\xfe", "cannot be read: not UTF-8 text (save it as UTF-8 CSV)"),
         # A zero divided the error by zero, an infinite datasheet figure overflowed, a NaN printed 'nan%'.
         (lambda rows: _with(rows, "value", "0"), "line 2: value must be a number above 0, got '0'"),
         (lambda rows: _with(rows, "value", "nan"), "line 2: value must be a number above 0, got 'nan'"),
@@ -651,6 +660,16 @@ def test_a_rule_between_fields_is_refused_under_the_flag_typed(capsys, argv, fla
         (
             ["estimate", "--engine", ""],
             "argument --engine: '' is not one of auto, ideal, typical, vllm, trtllm, sglang, llama.cpp, llama.cpp-metal, llama.cpp-radeon, mlx, hf-transformers\n",
+        ),
+        # A typed bound under a value kept from the preset names the option typed, in its unit (it named
+        # --kv-heads, and --active-params-b in parameters).
+        (
+            ["estimate", "--model", "llama-3.1-8b", "--query-heads", "7"],
+            "argument --query-heads must be at least 8 (--kv-heads), got '7'",
+        ),
+        (
+            ["estimate", "--model", "mixtral-8x7b", "--params-b", "12"],
+            "argument --params-b must be at least 12.88 billion parameters (--active-params-b), got '12'",
         ),
         # A bound named after another field says that field's flag, not its link key "(qheads)".
         (["estimate", "--model", "llama-3.1-8b", "--kv-heads", "64"], "from 1 to 32 (--query-heads), got '64'"),

@@ -177,6 +177,26 @@ def test_cross_field_limits_are_clamped_to_the_field_they_depend_on() -> None:
     assert warnings == ["kvrope=600 must be below kvlatent (576): using 575."]  # it said "exceeds kvlatent (575)"
 
 
+def test_a_typed_bound_under_a_kept_value_is_raised_to_it() -> None:
+    # Llama 3.1 8B keeps its 8 KV heads; 7 query heads cannot group them. The warning named kvheads, which
+    # the link never gave, and the whole model section was dropped.
+    scenario, warnings = read({"model": "llama-3.1-8b", "qheads": "7"})
+    assert warnings == ["qheads=7 must be at least kvheads (8): using 8."]
+    assert (scenario.model.query_heads, scenario.model.kv_heads) == (8, 8)
+    # DeepSeek-V3's 64-wide rope part must stay below its latent: 60 is raised to 65.
+    scenario, warnings = read({"model": "deepseek-v3", "kvlatent": "60"})
+    assert warnings == ["kvlatent=60 must be above kvrope (64): using 65."]
+    assert scenario.model.kv_latent_dim == 65
+
+
+def test_a_section_ignored_after_a_clamp_says_only_that_it_was_ignored() -> None:
+    # Mixtral with 9 of 8 experts per token: topk was clamped to 7 ("using 7") and then the section
+    # ignored (7 experts need 40.86 B active): the two warnings contradicted each other.
+    scenario, warnings = read({"model": "mixtral-8x7b", "topk": "9"})
+    assert scenario.model.experts_per_token == 2  # Mixtral's own
+    assert len(warnings) == 1 and warnings[0].startswith("Ignored the model settings: topk: ")
+
+
 def test_a_section_core_rejects_falls_back_to_its_base_alone() -> None:
     # Layers without the rest of the attention shape: the model section is dropped, the rest kept.
     scenario, warnings = read({"model": "custom", "layers": "80", "out": "1000"})
