@@ -22,7 +22,7 @@ import streamlit as st
 
 from app.page_inputs import BY_KEY, MAX_PINNED_CHARS, PINNED_KEY, si_of, text_of
 from app.safe import plain
-from core.flat import SKIP, flat_of_json, lenient_value, read_flat
+from core.flat import MAX_VALUE_CHARS, SKIP, flat_of_json, lenient_value, read_flat
 from core.scenario import Scenario
 from core.spec_flat import MAX_LIST_CHARS
 
@@ -43,7 +43,11 @@ def read_page_inputs(raw: Mapping[str, str], warnings: list[str]) -> dict[str, s
             if pinned:
                 clean[key] = pinned
             continue
-        text = str(raw[key])[: MAX_LIST_CHARS if described.is_list else 64]
+        text = str(raw[key])
+        longest = MAX_LIST_CHARS if described.is_list else MAX_VALUE_CHARS
+        if len(text) > longest:  # said, as the scenario's keys say it: `ttft=500` + 70 spaces + `abc` read 500
+            warnings.append(f"Ignored {key}: its value is {len(text):,} characters long.")
+            continue
         value = lenient_value(described, text, warnings)
         if value is not SKIP and value != described.default and value is not None:
             clean[key] = text_of(described, value)

@@ -221,7 +221,8 @@ def read_flat(
     items = list(with_aliases(dict(list(raw.items())[:MAX_KEYS])).items())
     unknown = [str(k) for k, _ in items if k not in FLAT_KEYS and k not in other_keys]
     if unknown:
-        names = ", ".join(cut(k, 20) for k in unknown[:5])
+        # A key with spaces around it is quoted: "prompt " read as the known key "prompt".
+        names = ", ".join(cut(k, 20) if k.strip() == k and k else repr(cut(k, 20)) for k in unknown[:5])
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         warnings.append(f"Ignored unknown parameter(s): {names}{more}.")
     clean: dict[str, str] = {}

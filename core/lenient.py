@@ -48,8 +48,12 @@ def lenient_value(described_input: Input, text: str, warnings: list[str]) -> Any
         return SKIP
     if described_input.kind is str:
         name = clean_name(text)
-        if name != text:
-            warnings.append(f"{key}: kept only letters, digits, spaces and .-+/()#, (at most 60 characters).")
+        if not name:  # nothing was kept: "kept only letters …" read as if something had been
+            warnings.append(f"Ignored {key}: a name needs letters or digits (and may hold spaces and . - + / ( ) # ,).")
+        elif name != text:
+            warnings.append(
+                f"{key}: kept {name!r}, its letters, digits, spaces and . - + / ( ) # , (at most 60 characters)."
+            )
         return name or SKIP
     if text.strip() == "" and described_input.optional:
         return None

@@ -70,7 +70,7 @@ def _unbounded(predictions: list[Prediction]) -> list[str]:
 def load_calibration_text(fit: bool = False) -> str:
     rows = load_serving_measurements()
     lines = [
-        f"Load model (closed loop, continuous batching) against {len(rows)} measured points: "
+        f"Load model (closed loop, continuous batching) against {len(rows):,} measured point{'s' * (len(rows) != 1)}: "
         f"Llama 3.1 70B under vLLM and TensorRT-LLM (core/data/{FILENAME}).",
         f"Median absolute error on the rows each split did NOT fit; targets {TPOT_TARGET_PCT:.0f}% TPOT, "
         f"{TTFT_TARGET_PCT:.0f}% TTFT. {'Costs refitted now.' if fit else 'Frozen fits; --fit refits (minutes).'}",
@@ -109,7 +109,7 @@ def file_calibration_text(path: str) -> str:
         else "outside a target"
     )
     lines = [
-        f"Load model (continuous batching) against {len(rows)} measured points in {path}, "
+        f"Load model (continuous batching) against {len(rows):,} measured point{'s' * (len(rows) != 1)} in {path}, "
         "each as the benchmark ran it (closed loop: num_prompts requests, 10 x C where not given, the first C at once, "
         "one wave when only C; open loop: Poisson arrivals at the rate, TTFT at p50 where the row gives a median; "
         "lengths from length_low_fraction, 80 % where not given, to 100 % of nominal).",

@@ -133,7 +133,7 @@ def _closed_lines(result: ClosedLoop, load: Load) -> list[str]:
     else:
         run = f"a run of {load.num_prompts:,} requests, the first {c:,} at once"
     return [
-        f"closed loop: {c:,} requests in flight (at most {fits:,} fit in the KV cache{waiting}), {run}; "
+        f"closed loop: {c:,} request{'s' * (c != 1)} in flight (at most {fits:,} fit in the KV cache{waiting}), {run}; "
         "means over requests",
         "",
         f"TTFT                  {float(result.ttft_s) / S_PER_MS:10,.1f} ms"
@@ -151,7 +151,7 @@ def _open_lines(result: OpenLoop) -> list[str]:
     rate, capacity = result.request_rate_per_s, result.capacity_requests_per_s
     head = (
         f"open loop: {rate:,.3f} requests/s arriving at random (Poisson); capacity {capacity:,.3f}/s, "
-        f"so {result.utilisation:.0%} busy; at most {result.max_concurrency_that_fits:,} fit in the KV cache"
+        f"so {result.utilisation:,.0%} busy; at most {result.max_concurrency_that_fits:,} fit in the KV cache"
     )
     if not math.isfinite(result.ttft_s):
         return [head, "", "at or past capacity the queue grows without end: every latency is unbounded"]

@@ -417,6 +417,12 @@ def test_a_number_past_pythons_digit_limit_is_a_long_value_not_a_broken_file() -
     assert warnings[1].startswith("prompt=1e400 is outside 1 to 10,000,000 tokens")
 
 
+def test_a_long_page_value_is_ignored_with_a_warning_not_cut_silently() -> None:
+    # Cut to 64 characters, `500` + 70 spaces + `abc` read as 500 without a word.
+    clean, _, warnings = link.clean_link({"ttft": "500" + " " * 70 + "abc"})
+    assert "ttft" not in clean and warnings == ["Ignored ttft: its value is 76 characters long."]
+
+
 def test_a_file_may_give_a_switch_as_a_json_boolean() -> None:
     # {"overlap": true} is how a person writes a switch in JSON; the link's own text is "true".
     data = json.dumps({"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "typical", "overlap": True}).encode()

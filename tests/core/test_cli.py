@@ -358,7 +358,7 @@ def test_calibrate_on_your_own_measured_servers(capsys, tmp_path):
     fp4_on_hopper = first.replace(",B200,", ",H100-SXM,")  # the first row is NVFP4: Blackwell's 4-bit maths
     (tmp_path / "mixed.csv").write_text("\n".join([header, first, gb200, gb200, tgi, fp4_on_hopper]), encoding="utf-8")
     code, out, _ = run_cli(capsys, "calibrate", "--serving-file", str(tmp_path / "mixed.csv"))
-    assert code == 0 and "against 1 measured points" in out
+    assert code == 0 and "against 1 measured point in" in out
     assert "skipped 4 rows the load model cannot represent" in out
     assert "2 × gpu 'GB200' is not a preset" in out and "engine 'tgi'" in out and "nvfp4 on H100-SXM" in out
     # Names as benchmarks write them are read as presets and said so; an ambiguous GPU names its candidates.

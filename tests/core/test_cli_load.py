@@ -161,6 +161,11 @@ def test_plan_text_says_the_recommendation_in_words(capsys) -> None:
     assert "not ranked (" in out and "does not fit — 70.5 GB of weights fill the 68.8 GB vLLM may use" in out
 
 
+def test_serve_counts_in_words(capsys) -> None:
+    _, out, _ = run_cli(capsys, "serve", "--concurrency", "1")
+    assert "closed loop: 1 request in flight (" in out  # "1 requests"
+
+
 def test_plan_on_ideal_physics_says_so_in_its_header(capsys) -> None:
     # --ideal runs the lesson's physics (the numbers differ), but the header said "engine: Typical engine".
     _, ideal, _ = run_cli(capsys, "plan", "--ideal")

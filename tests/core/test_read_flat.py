@@ -137,6 +137,15 @@ def test_the_strict_reader_takes_text_and_says_so_otherwise(flat, message) -> No
         Scenario.from_flat(flat)
 
 
+def test_a_name_warning_says_what_was_kept_and_a_spaced_key_is_quoted() -> None:
+    _, warnings = read({"mname": "<b>x</b>"})
+    assert warnings == ["mname: kept 'bx/b', its letters, digits, spaces and . - + / ( ) # , (at most 60 characters)."]
+    _, warnings = read({"mname": "   "})  # nothing kept: it said "kept only letters …"
+    assert warnings == ["Ignored mname: a name needs letters or digits (and may hold spaces and . - + / ( ) # ,)."]
+    _, warnings = read({"prompt ": "5"})  # read as the known key "prompt" when printed bare
+    assert warnings == ["Ignored unknown parameter(s): 'prompt '."]
+
+
 def test_many_bad_values_each_keep_their_warning() -> None:
     # Issue 11: a 12+-digit value once silenced every other warning about the link.
     scenario, warnings = read({"out": "1e400", "model": "custom", "params": "7000000000.123456", "engine": "x"})
