@@ -268,13 +268,14 @@ def short_long_table(short: Estimate, long: Estimate) -> pd.DataFrame:
             (
                 name,
                 est.scenario.workload.output_tokens,
-                est.ttft_s * 1e3,
+                est.monthly_cost_usd,
                 est.total_s * 1e3,
                 est.cost_per_reply_usd,
-                est.monthly_cost_usd,
+                est.ttft_s * 1e3,
             )
         )
+    # The month's bill and the latency first: a phone shows the reply and two or three columns.
     frame = pd.DataFrame(
-        rows, columns=["reply", "output tokens", "TTFT (ms)", "latency (ms)", "USD per reply", "USD per month"]
+        rows, columns=["reply", "output tokens", "USD per month", "latency (ms)", "USD per reply", "TTFT (ms)"]
     )
     return frame.set_index("reply")

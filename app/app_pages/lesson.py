@@ -40,11 +40,11 @@ else:
     board = run.scoreboard
     you = [f"{p.guess:,.1f}" if p.guess > 0 else "—" for p in board]
     actual = [f"{p.actual:,.2f} {p.unit}" for p in board]
-    scores = {
+    scores = {  # the verdict second: a phone shows two columns of four
         "prediction": [p.label for p in board],
+        "verdict": [p.verdict for p in board],
         "you": you,
         "actual": actual,
-        "verdict": [p.verdict for p in board],
     }
     st.dataframe(pd.DataFrame(scores), hide_index=True)
     st.caption("Within 0.7–1.4× of the actual value is close enough; otherwise the verdict says how far off you were.")

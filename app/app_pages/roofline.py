@@ -105,20 +105,20 @@ st.caption(
     + (" The grey band is past the memory ceiling: weights plus KV cache no longer fit." if ceiling else "")
 )
 
+# What a phone's three columns should answer: which batch, does it fit, how fast; the physics after.
 shown = {
     "batch": [fmt.count(b) for b in table.batch_size],
-    "intensity": [fmt.flop_per_byte(i) for i in table.intensity_flop_per_byte],
-    "step time": [fmt.ms(t, 3) for t in table.step_time_s],
+    "fits": np.where(table.fits_in_memory, "yes", "no"),
     "throughput": [fmt.tokens_per_s(r) for r in table.output_tokens_per_s],
+    "step time": [fmt.ms(t, 3) for t in table.step_time_s],
     # The chart's colours are the GPU's own bound; a step that waits on an eager engine's host says both.
     "bound by": np.where(
         table.host_bound,
         np.where(table.compute_bound, "host (GPU: compute)", "host (GPU: memory)"),
         np.where(table.compute_bound, "compute", "memory"),
     ),
-    # Per GPU, as the caption above counts it (the weights and caches split over the GPUs); "fits" before it,
-    # so a phone's narrow table shows the answer first.
-    "fits": np.where(table.fits_in_memory, "yes", "no"),
+    "intensity": [fmt.flop_per_byte(i) for i in table.intensity_flop_per_byte],
+    # Per GPU, as the caption above counts it (the weights and caches split over the GPUs).
     "memory per GPU": [fmt.gigabytes(b / gpus) for b in table.memory_required_bytes],
 }
 st.dataframe(pd.DataFrame(shown), hide_index=True)

@@ -22,8 +22,12 @@ LESSON_ROWS = [
 ]
 
 
+# The rows below are written in the physics' order; the page puts fits and throughput first (a phone's view).
+ROW_ORDER = ["batch", "intensity", "step time", "throughput", "bound by", "fits", "memory per GPU"]
+
+
 def rows(at: AppTest) -> list[list[str]]:
-    return at.main.dataframe[0].value.astype(str).values.tolist()
+    return at.main.dataframe[0].value[ROW_ORDER].astype(str).values.tolist()
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -39,11 +43,11 @@ def test_the_table_is_the_lessons(default_page):
     assert rows(default_page) == LESSON_ROWS
     assert list(default_page.main.dataframe[0].value.columns) == [
         "batch",
-        "intensity",
-        "step time",
-        "throughput",
-        "bound by",
         "fits",
+        "throughput",
+        "step time",
+        "bound by",
+        "intensity",
         "memory per GPU",
     ]
 
