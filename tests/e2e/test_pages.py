@@ -161,17 +161,17 @@ def test_roofline_shows_the_lessons_batch_table(page: Page) -> None:
     expect(page.get_by_test_id("stDataFrame").first).to_contain_text("21,429 tok/s")
     rows = {row[0]: row[1:] for row in grid_rows(page) if row}
     assert list(rows) == ["1", "8", "16", "64", "150", "300"], rows
-    # batch: (step time, throughput, bound by), the lesson's Part 2 table
+    # batch: (fits, throughput, step time, bound by), the lesson's Part 2 table in the page's column order
     lesson = {
-        "1": ("7.000 ms", "143 tok/s", "memory"),
-        "8": ("7.000 ms", "1,143 tok/s", "memory"),
-        "16": ("7.000 ms", "2,286 tok/s", "memory"),
-        "64": ("7.000 ms", "9,143 tok/s", "memory"),
-        "150": ("7.000 ms", "21,429 tok/s", "memory"),
-        "300": ("14.000 ms", "21,429 tok/s", "compute"),
+        "1": ("143 tok/s", "7.000 ms", "memory"),
+        "8": ("1,143 tok/s", "7.000 ms", "memory"),
+        "16": ("2,286 tok/s", "7.000 ms", "memory"),
+        "64": ("9,143 tok/s", "7.000 ms", "memory"),
+        "150": ("21,429 tok/s", "7.000 ms", "memory"),
+        "300": ("21,429 tok/s", "14.000 ms", "compute"),
     }
-    for batch, (step, throughput, bound) in lesson.items():
-        assert rows[batch][1:4] == [step, throughput, bound], (batch, rows[batch])
+    for batch, (throughput, step, bound) in lesson.items():
+        assert rows[batch][:4] == ["yes", throughput, step, bound], (batch, rows[batch])
     expect_charts_drawn(page, 2)
     expect_no_exception(page)
 
