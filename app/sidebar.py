@@ -23,7 +23,14 @@ from app.page_inputs import HEADINGS, PAGE_INPUTS
 from app.safe import plain
 from core import presets
 from core.api_prices import ids, snapshot
-from core.checks import backend_problems, context_problems, engine_memory_problems, tensor_parallel_problems
+from core.checks import (
+    attention_problems,
+    backend_problems,
+    context_problems,
+    engine_memory_problems,
+    hardware_problems,
+    tensor_parallel_problems,
+)
 from core.fields import Input
 from core.flat import EFFICIENCY_BASES
 from core.scenario import Scenario
@@ -276,8 +283,10 @@ def _machine_warnings(where: Any, scenario: Scenario) -> None:
         where.warning(memory, icon=":material/memory:")
     for problem_text in engine_memory_problems(scenario, cached_estimate(scenario).memory):
         where.warning(words.sentence(problem_text), icon=":material/memory:")
-    for problem_text in tensor_parallel_problems(scenario):
+    for problem_text in (*attention_problems(scenario), *tensor_parallel_problems(scenario)):
         where.warning(words.sentence(problem_text), icon=":material/view_column:")
+    for problem_text in hardware_problems(scenario):
+        where.warning(words.sentence(problem_text), icon=":material/memory_alt:")
     for problem_text in backend_problems(scenario):
         where.info(words.sentence(problem_text), icon=":material/memory_alt:")
 

@@ -158,6 +158,57 @@ def engine_memory_problems(scenario: Scenario, plan: MemoryPlan) -> tuple[str, .
     )
 
 
+def attention_problems(scenario: Scenario) -> tuple[str, ...]:
+    """A warning when the query heads are not a whole number of groups per KV head (empty when they are).
+
+    Not an error: the physics runs on the shape as given, but no grouped-query model is built so, and
+    an engine would refuse it. Example: Llama 3.1 8B with 9 KV heads → "32 query heads cannot be grouped
+    over 9 KV heads ...: 1, 2, 4, 8, 16 or 32 KV heads can"."""
+    model = scenario.model
+    query, kv = model.query_heads, model.kv_heads
+    if query is None or kv is None or query % kv == 0:
+        return ()
+    can = [str(k) for k in range(1, query + 1) if query % k == 0]
+    return (
+        f"{model.name}'s {query:,} query heads cannot be grouped over {kv:,} KV heads: grouped-query attention "
+        f"gives each KV head the same number of query heads, so {', '.join(can[:-1])} or {can[-1]} KV heads can",
+    )
+
+
+# Where an engine runs, from its own documentation: MLX on Apple silicon alone; vLLM, SGLang and
+# TensorRT-LLM not on Apple's GPUs; TensorRT-LLM on NVIDIA's alone.
+_RUNS_ON = {
+    "mlx": (lambda family, name: family == "Apple", "MLX runs on Apple silicon alone, and {gpu} is not"),
+    "vllm": (lambda family, name: family != "Apple", "vLLM does not run on Apple silicon's GPUs, and {gpu} is one"),
+    "sglang": (lambda family, name: family != "Apple", "SGLang does not run on Apple silicon's GPUs, and {gpu} is one"),
+    "trtllm": (
+        lambda family, name: name.startswith("NVIDIA"),
+        "TensorRT-LLM runs on NVIDIA GPUs alone, and {gpu} is not one",
+    ),
+}
+
+
+def hardware_problems(scenario: Scenario) -> tuple[str, ...]:
+    """A warning when the engine does not run on this GPU preset at all (empty otherwise, and for a custom GPU).
+
+    Example: MLX on an H100 → "MLX runs on Apple silicon alone, and NVIDIA H100 SXM 80GB is not: these are
+    its costs on hardware it cannot use"."""
+    label, gpu = scenario.efficiency.label, scenario.gpu
+    if label not in _RUNS_ON or gpu.id not in presets.gpu_presets():
+        return ()
+    runs, sentence = _RUNS_ON[label]
+    if runs(gpu_family(gpu.name), gpu.name):
+        return ()
+    return (f"{sentence.format(gpu=gpu.name)}: these are its costs on hardware it cannot use",)
+
+
 def scenario_problems(scenario: Scenario) -> tuple[str, ...]:
-    """Every warning about the scenario itself, for the CLI: the context window, the tensor-parallel split, the backend."""
-    return (*context_problems(scenario), *tensor_parallel_problems(scenario), *backend_problems(scenario))
+    """Every warning about the scenario itself, for the CLI: the context window, the shape, the tensor-parallel
+    split, the engine's hardware, the backend."""
+    return (
+        *context_problems(scenario),
+        *attention_problems(scenario),
+        *tensor_parallel_problems(scenario),
+        *hardware_problems(scenario),
+        *backend_problems(scenario),
+    )

@@ -171,6 +171,14 @@ def test_weights_that_do_not_fit_say_how_few_bits_would(open_app, link, fix) -> 
     assert unescape(warning.value).replace("\\", "").endswith(fix), warning.value
 
 
+def test_an_engine_that_does_not_run_on_the_gpu_is_warned_over_the_page(open_app) -> None:
+    at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="mlx")
+    assert [unescape(w.value).replace("\\", "") for w in at.main.warning] == [
+        "MLX runs on Apple silicon alone, and NVIDIA H100 SXM 80GB is not: these are its costs on hardware it "
+        "cannot use."
+    ]
+
+
 def test_a_setup_a_server_would_not_start_is_warned_over_the_page(open_app) -> None:
     # 8-bit Llama 3.1 70B (70.55 GB) fits an A100's 80 GB, so the Overview said "fits" while the Capacity
     # plan, sizing on the 68.78 GB the typical engine uses, said "does not fit": now the page says why.

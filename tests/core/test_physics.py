@@ -14,7 +14,7 @@ from core.arraymath import sum_of_max_of_lines, sum_of_max_of_lines_and_floor
 from core.attention import attention_flops_per_token, prefill_attention_flops
 from core.batching import critical_batch, sweep_batch_sizes
 from core.billing import reply_cost, self_hosting
-from core.checks import engine_memory_problems
+from core.checks import attention_problems, engine_memory_problems, hardware_problems
 from core.efficiency import IDEAL, efficiency_base
 from core.estimate import estimate
 from core.fit import fit_latency_line, implied_mbu
@@ -740,3 +740,40 @@ def test_a_request_that_fits_the_datasheet_but_not_the_engines_share_is_warned(f
             "70.5 GB of weights fill the 68.8 GB the typical engine may use on 1 × 80 GB; a real server would not "
             "start it, and the Capacity plan counts it as not fitting",
         )
+
+
+@pytest.mark.parametrize(
+    ("flat", "warning"),
+    [
+        # 32 query heads over 9 KV heads: no whole number of query heads per KV head; the divisors of 32 can.
+        ({"model": "llama-3.1-8b", "kvheads": "9"}, "Llama 3.1 8B's 32 query heads cannot be grouped over 9 KV "
+         "heads: grouped-query attention gives each KV head the same number of query heads, so 1, 2, 4, 8, 16 or 32 "
+         "KV heads can"),
+        ({"model": "llama-3.1-8b"}, None),  # 32 over 8: four each
+        ({"model": "toy-7b"}, None),  # no attention shape at all
+    ],
+)  # fmt: skip
+def test_query_heads_that_do_not_group_over_the_kv_heads_are_warned(flat, warning):
+    assert attention_problems(Scenario.from_flat(flat)) == (() if warning is None else (warning,))
+
+
+@pytest.mark.parametrize(
+    ("engine", "gpu", "warned"),
+    [
+        ("mlx", "h100-sxm", "MLX runs on Apple silicon alone, and NVIDIA H100 SXM 80GB is not"),
+        ("mlx", "m2-ultra", None),
+        (
+            "vllm",
+            "m2-ultra",
+            "vLLM does not run on Apple silicon's GPUs, and Apple M2 Ultra (76-core GPU, 192GB) is one",
+        ),
+        ("vllm", "mi300x", None),  # ROCm
+        ("vllm", "radeon-8060s", None),  # ROCm on Strix Halo (the fresh29 measurements)
+        ("trtllm", "mi300x", "TensorRT-LLM runs on NVIDIA GPUs alone, and AMD Instinct MI300X 192GB is not one"),
+        ("trtllm", "h100-sxm", None),
+        ("typical", "m2-ultra", None),  # no one engine: nothing to refuse
+    ],
+)
+def test_an_engine_on_hardware_it_does_not_run_on_is_warned(engine, gpu, warned):
+    problems = hardware_problems(Scenario.from_flat({"model": "llama-3.1-8b", "gpu": gpu, "engine": engine}))
+    assert problems == (() if warned is None else (f"{warned}: these are its costs on hardware it cannot use",))
