@@ -15,7 +15,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 from core.cli.load_commands import add_plan_parser, add_serve_parser, run_plan, run_serve
@@ -37,8 +37,9 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
-    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
-        self._refuse_repeats(list(sys.argv[1:] if args is None else args))
+    def parse_known_args(self, args: Iterable[str] | None = None, namespace: Any = None) -> tuple[Any, list[str]]:
+        args = list(sys.argv[1:] if args is None else args)
+        self._refuse_repeats(args)
         return super().parse_known_args(args, namespace)
 
     def _refuse_repeats(self, args: list[str]) -> None:
