@@ -29,6 +29,7 @@ from core.checks import (
     context_problems,
     engine_memory_problems,
     hardware_problems,
+    memory_shortfall,
     tensor_parallel_problems,
 )
 from core.fields import Input
@@ -278,9 +279,14 @@ def render(page: str, page_path: str) -> Scenario:
 
 def _machine_warnings(where: Any, scenario: Scenario) -> None:
     """What the sidebar's GPUs cannot do with this model: it does not fit, does not split, runs another backend."""
-    memory = words.memory_warning(scenario, cached_estimate(scenario).memory)
+    plan = cached_estimate(scenario).memory
+    memory = words.memory_warning(scenario, plan)
     if memory:
         where.warning(memory, icon=":material/memory:")
+        bits = words.narrower_bits_that_fit(scenario) if memory_shortfall(plan) == "weights" else None
+        if bits is not None:  # the fix the warning names, one click away (DeepSeek-V3 on 8 × H200: 8 bits)
+            where.button(f"Use {bits:g}-bit weights", key="use_fitting_bits", on_click=_use_weight_bits, args=(bits,),
+                         icon=":material/compress:")  # fmt: skip
     for problem_text in engine_memory_problems(scenario, cached_estimate(scenario).memory):
         where.warning(words.sentence(problem_text), icon=":material/memory:")
     for problem_text in (*attention_problems(scenario), *tensor_parallel_problems(scenario)):
@@ -289,6 +295,11 @@ def _machine_warnings(where: Any, scenario: Scenario) -> None:
         where.warning(words.sentence(problem_text), icon=":material/memory_alt:")
     for problem_text in backend_problems(scenario):
         where.info(words.sentence(problem_text), icon=":material/memory_alt:")
+
+
+def _use_weight_bits(bits: float) -> None:
+    """The memory warning's button: the sidebar's weight bits set to the width that fits (the link follows)."""
+    st.session_state[PRECISION["weight_bits"].key] = bits
 
 
 def _window_warnings(where: Any, scenario: Scenario) -> None:

@@ -10,7 +10,7 @@ from app.safe import plain
 from core import presets
 from core.checks import engine_memory_problems, memory_problem, memory_shortfall
 from core.engine import BACKENDS, ENGINES
-from core.memory import MemoryPlan, memory_plan
+from core.memory import MemoryPlan, memory_plan, weight_bytes
 from core.scenario import Scenario
 from core.specs import CUSTOM_ID
 
@@ -95,8 +95,8 @@ def memory_warning(scenario: Scenario, plan: MemoryPlan) -> str | None:
 _NARROWER = {8: "fp8 or int8", 4.5: "int4 AWQ/GPTQ or MXFP4"}
 
 
-def _narrower_that_fits(scenario: Scenario) -> str:
-    """', such as 8 bits (fp8 / int8): one request then fits', the widest common width that holds one request; or ''.
+def narrower_bits_that_fit(scenario: Scenario) -> float | None:
+    """The widest common width below the scenario's at which one request fits, and a server would start it.
 
     DeepSeek-V3 ships in fp8 and is served so on 8 × H200; at the sidebar's 16 bits it does not fit,
     and "fewer bits" alone leaves the reader to guess how many."""
@@ -108,9 +108,18 @@ def _narrower_that_fits(scenario: Scenario) -> str:
         trial = memory_plan(scenario.model, narrower, scenario.gpu.memory_bytes, w.gpu_count, 1, w.sequence_tokens)
         # Only a width a server would start: 8-bit Llama 3.1 70B fits an A100's 80 GB, not vLLM's 68.8 GB of it.
         if trial.fits and not engine_memory_problems(replace(scenario, precision=narrower), trial):
-            size = formatting.gigabytes(trial.weight_bytes)
-            return f": at {bits:g} bits ({_NARROWER[bits]}) the weights take {size} and one request fits"
-    return ""
+            return bits
+    return None
+
+
+def _narrower_that_fits(scenario: Scenario) -> str:
+    """': at 8 bits (fp8 or int8) the weights take 671.03 GB and one request fits', or ''."""
+    bits = narrower_bits_that_fit(scenario)
+    if bits is None:
+        return ""
+    narrower = replace(scenario.precision, weight_bits=bits, compute_bits=None)
+    size = formatting.gigabytes(weight_bytes(scenario.model, narrower))
+    return f": at {bits:g} bits ({_NARROWER[bits]}) the weights take {size} and one request fits"
 
 
 def sentence(text: str) -> str:

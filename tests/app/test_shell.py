@@ -179,6 +179,18 @@ def test_an_engine_that_does_not_run_on_the_gpu_is_warned_over_the_page(open_app
     ]
 
 
+def test_the_width_that_fits_is_one_click_away(open_app) -> None:
+    # DeepSeek-V3 at 16 bits (1,342 GB) on 8 × H200 (1,128 GB) does not fit; at 8 bits, as it ships, it does.
+    at = open_app(model="deepseek-v3", gpu="h200", gpus="8")
+    (button,) = [b for b in at.main.button if b.key == "use_fitting_bits"]
+    assert button.label == "Use 8-bit weights"
+    button.click().run()
+    assert scenario(at).precision.weight_bits == 8
+    assert not at.main.warning and not [b for b in at.main.button if b.key == "use_fitting_bits"]
+    # Not offered where no width helps (405B on one H100) or a batch is the problem.
+    assert not [b for b in open_app(model="llama-3.1-405b", gpu="h100-sxm").main.button if b.key == "use_fitting_bits"]
+
+
 def test_a_setup_a_server_would_not_start_is_warned_over_the_page(open_app) -> None:
     # 8-bit Llama 3.1 70B (70.55 GB) fits an A100's 80 GB, so the Overview said "fits" while the Capacity
     # plan, sizing on the 68.78 GB the typical engine uses, said "does not fit": now the page says why.
