@@ -25,7 +25,8 @@ st.caption("Its buttons load the lesson's two scenarios, and its line shows the 
 st.subheader("Predict first")
 st.markdown(
     "Write a number for each prediction **before** you look, in the sidebar under **Your predictions** "
-    "(they travel in the page's link). P2 is the one to feel in your gut: most people guess 2 or 3."
+    "(on a phone, open it with » at the top left; they travel in the page's link). P2 is the one to feel in "
+    "your gut: most people guess 2 or 3."
 )
 st.markdown("\n".join(f"- **{p.label}** {p.help}" for p in PREDICTIONS))
 # The boxes are in the sidebar, under "Your predictions" (so they travel in the link).

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -93,6 +94,19 @@ def _short_choices(message: str) -> str:
     return f"{message[: found.start()]}{found.group(1)} is not one of {', '.join(shown)}"
 
 
+def _prediction(text: str) -> float:
+    """One of the lab's four guesses: a finite number above 0 (argparse said "invalid float value: 'a'")."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"each of P1-P4 must be a finite number above 0 (ms, x, FLOP/byte, x), got {cut(text)!r}"
+        )
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m core", description="What it costs, in time and money, to serve an LLM.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -101,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument(
         "--predict",
         nargs=4,
-        type=float,
+        type=_prediction,
         metavar=("P1", "P2", "P3", "P4"),
         help="your predictions: TPOT ms, output-vs-input x, intensity FLOP/byte, long-vs-short reply x",
     )
@@ -160,9 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.cli.lab_text import render_lab
         from core.lesson import REFERENCE_PREDICTIONS, lab_run
 
-        guesses = tuple(args.predict) if args.predict else REFERENCE_PREDICTIONS
-        if any(g <= 0 or g != g or g == float("inf") for g in guesses):
-            args.subparser.error("argument --predict: each prediction must be a finite number > 0")
+        guesses = tuple(args.predict) if args.predict else REFERENCE_PREDICTIONS  # each checked by _prediction
         sys.stdout.write(render_lab(lab_run(guesses)))
     elif args.command == "estimate":
         from core.cli.reports import estimate_json, estimate_text
@@ -197,10 +209,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "calibrate" and args.serving_file is not None:
         from core.cli.load_report import file_calibration_text
 
+        if args.sets or args.fit:  # the shipped profiles judge a file; nothing is fitted or chosen there
+            args.subparser.error("argument --serving-file: not allowed with --set or --fit")
         sys.stdout.write(_file_report(args, "--serving-file", file_calibration_text, args.serving_file))
     elif args.command == "calibrate" and args.load:
         from core.cli.load_report import load_calibration_text
 
+        if args.sets:  # --set picks single-request sets; the load model's splits are by GPU and engine
+            args.subparser.error("argument --load: not allowed with --set (its splits are by GPU and by engine)")
         sys.stdout.write(load_calibration_text(fit=args.fit))
     elif args.command == "calibrate":
         from core.cli.calibration_report import calibration_text

@@ -271,6 +271,12 @@ def test_unknown_option_and_subcommand_exit_2(capsys):
     assert run_cli(capsys, "deploy")[0] == 2  # not a subcommand (serve and plan are)
     code, _, err = run_cli(capsys, "lab", "--predict", "0", "1", "1", "1")
     assert code == 2 and "--predict" in err
+    # Which guesses and in what units, not argparse's "invalid float value: 'a'".
+    for bad in ("a", "nan", "inf", "-4"):
+        code, _, err = run_cli(capsys, "lab", "--predict", "7", "3", "1", bad)
+        assert code == 2 and err.strip().endswith(
+            f"argument --predict: each of P1-P4 must be a finite number above 0 (ms, x, FLOP/byte, x), got {bad!r}"
+        )
 
 
 def test_lab_prints_the_reference_numbers(capsys):
@@ -524,6 +530,20 @@ def test_a_measurements_file_is_judged_alone(capsys, other):
     # It judges the shipped profiles on the file only: an option it would silently drop is refused.
     code, out, err = run_cli(capsys, "calibrate", "--measurements-file", "mine.csv", *other)
     assert code == 2 and out == "" and "not allowed with --set, --fit, --load or --serving-file" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        # Each printed the same report as without the option: --fit and --set were silently dropped.
+        (["--serving-file", "x.csv", "--fit"], "argument --serving-file: not allowed with --set or --fit"),
+        (["--serving-file", "x.csv", "--set", "test"], "argument --serving-file: not allowed with --set or --fit"),
+        (["--load", "--set", "test"], "argument --load: not allowed with --set (its splits are by GPU and by engine)"),
+    ],
+)
+def test_a_serving_file_and_the_load_report_refuse_what_they_would_drop(capsys, argv, says):
+    code, out, err = run_cli(capsys, "calibrate", *argv)
+    assert code == 2 and out == "" and says in err
 
 
 # --- any argument list: exit 0, or exit 2 with one short line; never an exception ------------------
