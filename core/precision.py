@@ -24,14 +24,23 @@ class Precision:
     compute_bits: int | None = described(
         None, key="cbits", kind=int, label="Maths precision", unit="bits", low=4, high=16, optional=True,
         flag="--compute-bits", choices=("16", "8", "4"),
-        help="The bits the matrix maths runs in: 16, 8 (fp8/int8 tensor cores) or 4 (NVFP4/MXFP4, Blackwell). "
-        "Empty: 8 for 8-bit weights, 16 otherwise (weight-only int4 dequantises to 16-bit maths).",
+        help="The bits the matrix maths runs in: 16, 8 (fp8/int8 tensor cores, on weights of at most 10 bits) or "
+        "4 (NVFP4/MXFP4, Blackwell, on weights of at most 6). Empty: 8 for 8-bit weights, 16 otherwise "
+        "(weight-only int4 dequantises to 16-bit maths).",
     )  # fmt: skip
 
     def __post_init__(self) -> None:
         validate(self)
         if self.compute_bits is not None and self.compute_bits not in (4, 8, 16):
             raise ValueError(f"compute_bits must be 16, 8 or 4, got {self.compute_bits!r}")
+        # Narrow maths multiplies weights stored that narrow (scales add a bit or so: 9.05 for int8 with
+        # per-group scales, 4.5 for NVFP4). 16-bit weights with 8-bit maths was accepted and costed as fp8.
+        widest = {8: 10.0, 4: 6.0}.get(self.compute_bits or 16)
+        if widest is not None and self.weight_bits > widest:
+            raise ValueError(
+                f"compute_bits {self.compute_bits} multiplies {self.compute_bits}-bit weights: weight_bits must be at "
+                f"most {widest:g} ({self.compute_bits}, scales included), got {self.weight_bits:g}"
+            )
 
     @property
     def math_bits(self) -> int:

@@ -191,6 +191,6 @@ def test_a_scenario_option_on_an_engine_brings_its_likely_range(open_app) -> Non
 
 def test_4_bit_maths_in_the_sidebar_leave_the_default_fleet_comparable(open_app) -> None:
     # The sidebar's B200 runs 4-bit maths; the default L4 option has none: it is sized at its own precisions.
-    at = open_app("compare", **TRAFFIC, gpu="b200", cbits="4")
+    at = open_app("compare", **TRAFFIC, gpu="b200", wbits="4.5", cbits="4")
     assert not at.exception
     assert at.main.dataframe[0].value["USD per month"].iloc[2] > 0

@@ -174,6 +174,8 @@ def test_the_options_a_scenario_names_are_its_api_and_its_preset_fleet(flat, exp
 def test_a_scenario_on_4_bit_maths_compares_fleets_on_gpus_without_them() -> None:
     # B200 with 4-bit maths in the sidebar; the H100 option has no 4-bit tensor cores. The plan sizes each
     # setup at its own precision, so the option is the same fleet as from the plain B200 scenario.
-    four = compare(("llama-3.1-8b on h100-sxm",), Scenario.from_flat({"gpu": "b200", "cbits": "4"}), SPEC)[0]
-    plain = compare(("llama-3.1-8b on h100-sxm",), Scenario.from_flat({"gpu": "b200"}), SPEC)[0]
+    four = compare(
+        ("llama-3.1-8b on h100-sxm",), Scenario.from_flat({"gpu": "b200", "wbits": "4.5", "cbits": "4"}), SPEC
+    )[0]
+    plain = compare(("llama-3.1-8b on h100-sxm",), Scenario.from_flat({"gpu": "b200", "wbits": "4.5"}), SPEC)[0]
     assert four.monthly_usd is not None and four.monthly_usd == pytest.approx(plain.monthly_usd)

@@ -52,7 +52,7 @@ BASE: dict[type, dict[str, Any]] = {
         sliding_window_layers=16,
         kv_latent_rope_dim=64,
     ),
-    Precision: dict(weight_bits=16.0, kv_bits=16.0, compute_bits=8),
+    Precision: dict(weight_bits=16.0, kv_bits=16.0, compute_bits=16),
     Efficiency: dict(
         label="custom",
         mbu=0.8,
@@ -295,6 +295,7 @@ _COMPANIONS: dict[tuple[str, float], dict[str, Any]] = {
     # The smallest model: a million parameters, dense (no experts to route to).
     ("total_params", 1e6): dict(active_params=1e6, experts=None, experts_per_token=None),
     ("active_params", 1e6): dict(experts=None, experts_per_token=None),
+    ("compute_bits", 4): dict(weight_bits=4.5),  # 4-bit maths multiplies 4-bit weights (NVFP4: 4.5 with scales)
 }
 
 
@@ -554,3 +555,23 @@ def test_numpy_scalars_become_plain_numbers_in_specs_and_links() -> None:
     assert type(eff.mbu) is float
     flat = Scenario(workload=work, efficiency=eff).to_flat(minimal=True)
     assert flat["batch"] == "8" and flat["out"] == "300" and flat["mbu"] == "0.5"
+
+
+@pytest.mark.parametrize(
+    ("weight_bits", "compute_bits", "allowed"),
+    [
+        (16.0, 8, False),  # accepted, and costed as fp8 weights' maths on 16-bit bytes
+        (16.0, 4, False),
+        (8.0, 4, False),
+        (9.05, 8, True),  # int8 with per-group scales (measurements_fresh3.csv)
+        (8.0, 8, True),
+        (4.5, 4, True),  # NVFP4 with its scales
+        (4.5, 16, True),  # weight-only int4 dequantised to 16-bit maths
+    ],
+)
+def test_narrow_maths_needs_weights_stored_that_narrow(weight_bits, compute_bits, allowed) -> None:
+    if allowed:
+        assert Precision(weight_bits=weight_bits, compute_bits=compute_bits).math_bits == compute_bits
+    else:
+        with pytest.raises(ValueError, match=rf"^compute_bits {compute_bits} multiplies {compute_bits}-bit weights: "):
+            Precision(weight_bits=weight_bits, compute_bits=compute_bits)
