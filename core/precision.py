@@ -38,8 +38,8 @@ class Precision:
         widest = {8: 10.0, 4: 6.0}.get(self.compute_bits or 16)
         if widest is not None and self.weight_bits > widest:
             raise ValueError(
-                f"compute_bits {self.compute_bits} multiplies {self.compute_bits}-bit weights: weight_bits must be at "
-                f"most {widest:g} ({self.compute_bits}, scales included), got {self.weight_bits:g}"
+                f"compute_bits {self.compute_bits} multiplies {self.compute_bits}-bit weights: set weight_bits to "
+                f"{self.compute_bits} (at most {widest:g} with scales), got {self.weight_bits:g}"
             )
 
     @property
