@@ -153,8 +153,8 @@ def estimate_text(result: Estimate) -> str:
     w, memory = s.workload, result.memory
     max_batch = "no limit (no KV cache)" if memory.max_batch_that_fits is None else f"{memory.max_batch_that_fits:,}"
     lines = [
-        f"{s.model.name} on {w.gpu_count} x {s.gpu.name}, weights {s.precision.weight_bits:g}-bit, "
-        f"KV {s.precision.kv_bits:g}-bit, efficiency {s.efficiency.label} "
+        f"{s.model.name} on {w.gpu_count} x {s.gpu.name}, weights {s.precision.weight_bits:g}-bit "
+        f"(maths {s.precision.math_bits}-bit), KV {s.precision.kv_bits:g}-bit, efficiency {s.efficiency.label} "
         f"(MBU {s.efficiency.mbu:.2f}, MFU {s.efficiency.mfu:.2f})",
         f"{w.prompt_tokens:,}-token prompt ({w.cached_prompt_tokens:,} cached), {w.output_tokens:,}-token reply, batch {w.batch_size:,}",
         *(f"warning: {problem}" for problem in problems(result)),

@@ -741,6 +741,14 @@ def test_options_meant_to_repeat_still_do(capsys):
     assert run_cli(capsys, "estimate", "--json", "--json")[0] == 0  # a flag twice is still on
 
 
+def test_the_estimate_header_says_the_maths_precision(capsys):
+    # NVFP4 on a B200: 4.5 bits stored (scales included), 4-bit maths; the header showed only the 4.5.
+    _, out, _ = run_cli(capsys, "estimate", "--gpu", "b200", "--weight-bits", "4.5", "--compute-bits", "4")
+    assert ", weights 4.5-bit (maths 4-bit), KV 16-bit, " in out.splitlines()[0]
+    _, out, _ = run_cli(capsys, "estimate", "--gpu", "h100-sxm", "--weight-bits", "8")
+    assert ", weights 8-bit (maths 8-bit), " in out.splitlines()[0]  # the default for 8-bit weights: W8A8
+
+
 def test_the_same_value_twice_is_not_a_conflict(capsys):
     code, out, _ = run_cli(capsys, "estimate", "--ideal", "--engine", "ideal", "--json")
     # The lesson's toy: 14 GB of weights read per token at 2 TB/s = 7 ms, ideal physics.
