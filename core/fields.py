@@ -92,6 +92,21 @@ def bound_field(bound: str) -> str:
     return bound.partition(" - ")[0]
 
 
+def bound_less(bound: str) -> str:
+    """What a named bound takes off its field: a whole number ("experts - 1" → "1"), another field
+    ("prompt_tokens - cached_prompt_tokens" → "cached_prompt_tokens"), or "" (nothing)."""
+    return bound.partition(" - ")[2]
+
+
+def less_value(bound: str, spec: Any) -> float:
+    """The number a named bound takes off its field, a sibling field's value read from `spec` (0 if unset)."""
+    less = bound_less(bound)
+    if not less or less.isdigit():
+        return float(less or 0)
+    value = getattr(spec, less, None)
+    return float(value or 0)
+
+
 def inputs(spec_type: type) -> tuple[tuple[str, Input], ...]:
     """(field name, Input) for every described field of a spec class, in field order."""
     return _inputs(spec_type)
@@ -146,9 +161,8 @@ def resolved_bounds(described_input: Input, spec: Any) -> tuple[float, float]:
 
     def one(bound: float | str, fallback: float) -> float:
         if isinstance(bound, str):
-            name, _, less = bound.partition(" - ")
-            value = getattr(spec, name, None)
-            return fallback if value is None else float(value) - float(less or 0)
+            value = getattr(spec, bound_field(bound), None)
+            return fallback if value is None else float(value) - less_value(bound, spec)
         return bound
 
     return one(described_input.low, 0.0), one(described_input.high, math.inf)

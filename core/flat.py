@@ -25,9 +25,11 @@ from typing import Any
 from core.fields import (
     Input,
     bound_field,
+    bound_less,
     cut,
     flat_text,
     inputs,
+    less_value,
     own_bounds,
     range_phrase,
     read_number,
@@ -164,11 +166,9 @@ def _check_named_bounds(section: Section, base: Any, changes: dict[str, Any], fl
         if not low <= value <= high:
             kind = "a whole number" if described_input.kind is int else "a number"
             bounds = [b for b in (described_input.low, described_input.high) if isinstance(b, str)]
-            limit = (
-                f" ({', '.join(inputs_by_name(section.spec_type)[bound_field(b)].key for b in bounds)})"
-                if bounds
-                else ""
-            )
+            by_name = inputs_by_name(section.spec_type)
+            named_fields = [n for b in bounds for n in (bound_field(b), bound_less(b)) if n in by_name]
+            limit = f" ({', '.join(by_name[n].key for n in named_fields)})" if named_fields else ""
             raise ValueError(
                 f"{described_input.key} must be {kind} {range_phrase(described_input, low, high)}{limit}, "
                 f"got {cut(flat.get(described_input.key, ''))!r}"
@@ -197,7 +197,7 @@ def _typed_bounds_under_kept_values(
         if name in changes or value is None or not isinstance(bound, str) or bound_field(bound) not in changes:
             continue
         if value > resolved_bounds(described_input, view)[1]:
-            least = float(value) + float(bound.partition(" - ")[2] or 0)
+            least = float(value) + less_value(bound, view)
             found.append((described_input, by_name[bound_field(bound)], least))
     return found
 
@@ -302,7 +302,7 @@ def _clamp_named_bounds(section: Section, base: Any, changes: dict[str, Any], wa
     for kept, typed, least in _typed_bounds_under_kept_values(section, view, changes):
         name = _field_of(section, typed)
         value = type(changes[name])(least)
-        relation = "above" if " - " in str(kept.high) else "at least"
+        relation = "above" if bound_less(str(kept.high)).isdigit() else "at least"
         warnings.append(
             f"{typed.key}={shown_number(typed.shown_bound(changes[name]))} must be {relation} {kept.key} "
             f"({shown_number(kept.shown_bound(float(getattr(view, _field_of(section, kept)))))}): "
@@ -320,10 +320,16 @@ def _clamp_named_bounds(section: Section, base: Any, changes: dict[str, Any], wa
             # "kvrope exceeds kvlatent (575)" named kvlatent beside a number that was not its value (576):
             # a bound "experts - 1" is said as "below experts (8)".
             of = shown_number(described_input.shown_bound(float(probe[bound_name])))
-            relation = "below" if " - " in described_input.high else "at most"
+            less = bound_less(described_input.high)
+            if less.isdigit():
+                relation = f"below {bound_key} ({of})"
+            elif less:  # cache writes ≤ prompt - cached: both named, and the difference
+                relation = f"at most {bound_key} - {inputs_by_name(section.spec_type)[less].key} ({shown})"
+            else:
+                relation = f"at most {bound_key} ({of})"
             warnings.append(
                 f"{described_input.key}={shown_number(described_input.shown_bound(changes[name]))} must be "
-                f"{relation} {bound_key} ({of}): using {shown}."
+                f"{relation}: using {shown}."
             )
             changes[name] = type(changes[name])(high)
             probe[name] = changes[name]

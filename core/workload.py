@@ -35,8 +35,8 @@ class Workload:
         help="GPUs sharing one copy of the model (tensor parallel): bandwidth, compute and memory add up.",
     )  # fmt: skip
     cache_write_tokens: int = described(
-        0, key="cwrite", kind=int, label="Cache writes per reply (tokens)", unit="tokens", low=0, high="prompt_tokens",
-        step=100, flag="--cache-write-tokens",
+        0, key="cwrite", kind=int, label="Cache writes per reply (tokens)", unit="tokens", low=0,
+        high="prompt_tokens - cached_prompt_tokens", step=100, flag="--cache-write-tokens",
         help="Prompt tokens each reply writes into the provider's prompt cache (billed at the cache-write price).",
     )  # fmt: skip
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from core.cli.readme_block import main
 from core.field_lists import list_text
-from core.fields import Input, bound_field, flat_text, inputs
+from core.fields import Input, bound_field, bound_less, flat_text, inputs
 from core.flat_sections import EFFICIENCY_BASES, SECTIONS
 from core.load import Load
 from core.plan_spec import Plan
@@ -82,8 +82,9 @@ def _range(spec_type: type, described: Input) -> str:
 
     def bound(value: float | str) -> str:
         if isinstance(value, str):
-            less = value.partition(" - ")[2]
-            return f"`{options[bound_field(value)]}`" + (f" − {less}" if less else "")
+            less = bound_less(value)
+            taken = f"`{options[less]}`" if less in options else less
+            return f"`{options[bound_field(value)]}`" + (f" − {taken}" if less else "")
         return shown_number(described.shown_bound(value))
 
     unit = f"{described.unit}, " if described.unit else ""

@@ -128,13 +128,20 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         raise ValueError(message) from None
 
 
-_BOUND_KEY = re.compile(r"\((\w+)\)")
+_BOUND_KEY = re.compile(r"\((\w+(?:, \w+)*)\)")
 
 
 def with_options(message: str) -> str:
     """'out must be …' → '--output-tokens must be …': the user sees the flag they typed, and a bound named
     after another field says its flag too ('from 1 to 32 (qheads)' → '(--query-heads)')."""
-    message = _BOUND_KEY.sub(lambda m: f"({option_of(m[1])})" if m[1] in INPUTS else m[0], message)
+    message = _BOUND_KEY.sub(
+        lambda m: (
+            f"({', '.join(option_of(k) for k in m[1].split(', '))})"
+            if all(k in INPUTS for k in m[1].split(", "))
+            else m[0]
+        ),
+        message,
+    )
     first, _, rest = message.partition(" ")
     key = first.rstrip(":,")
     if key in INPUTS and first.endswith(":"):

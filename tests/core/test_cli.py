@@ -695,6 +695,11 @@ def test_a_rule_between_fields_is_refused_under_the_flag_typed(capsys, argv, fla
             ["estimate", "--model", "mixtral-8x7b", "--params-b", "12"],
             "argument --params-b must be at least 12.88 billion parameters (--active-params-b), got '12'",
         ),
+        # A bound of two fields names both flags: cache writes ≤ prompt − cached.
+        (
+            ["estimate", "--cached-tokens", "150", "--cache-write-tokens", "100"],
+            "from 0 to 50 tokens (--prompt-tokens, --cached-tokens), got '100'",
+        ),
         # A bound named after another field says that field's flag, not its link key "(qheads)".
         (["estimate", "--model", "llama-3.1-8b", "--kv-heads", "64"], "from 1 to 32 (--query-heads), got '64'"),
         (

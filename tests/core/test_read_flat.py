@@ -198,6 +198,16 @@ def test_a_typed_bound_under_a_kept_value_is_raised_to_it() -> None:
     assert scenario.model.kv_latent_dim == 65
 
 
+def test_too_many_cache_writes_are_clamped_not_the_whole_workload_dropped() -> None:
+    # 1,000-token prompts, 900 cached: at most 100 can be written. 200 dropped prompt, out, batch and cached too.
+    scenario, warnings = read({"prompt": "1000", "out": "50", "batch": "8", "cached": "900", "cwrite": "200"})
+    assert warnings == ["cwrite=200 must be at most prompt - cached (100): using 100."]
+    w = scenario.workload
+    assert (w.prompt_tokens, w.output_tokens, w.batch_size, w.cached_prompt_tokens, w.cache_write_tokens) == (
+        1000, 50, 8, 900, 100
+    )  # fmt: skip
+
+
 def test_a_section_ignored_after_a_clamp_says_only_that_it_was_ignored() -> None:
     # Mixtral with 9 of 8 experts per token: topk was clamped to 7 ("using 7") and then the section
     # ignored (7 experts need 40.86 B active): the two warnings contradicted each other.

@@ -155,7 +155,8 @@ FIELDS = [
     Field(Workload, "cached_prompt_tokens", "int", 0, False, 200, ">= 0 and <= 200"),
     Field(Workload, "gpu_count", "int", 1, False, 1024, ">= 1 and <= 1,024"),
     # Bounded by prompt_tokens (200 in BASE); the sum with the cached tokens is checked after.
-    Field(Workload, "cache_write_tokens", "int", 0, False, 200, ">= 0 and <= 200"),
+    # Bounded by prompt_tokens - cached_prompt_tokens (200 - 100 in BASE): writes and reads share the prompt.
+    Field(Workload, "cache_write_tokens", "int", 0, False, 100, ">= 0 and <= 100"),
     Field(Pricing, "input_usd_per_million_tokens", "float", 0, False, 1e4, ">= 0 and <= 10,000"),
     Field(Pricing, "cached_input_usd_per_million_tokens", "float", 0, False, 1e4, ">= 0 and <= 10,000"),
     Field(Pricing, "output_usd_per_million_tokens", "float", 0, False, 1e4, ">= 0 and <= 10,000"),
@@ -288,7 +289,7 @@ _COMPANIONS: dict[tuple[str, float], dict[str, Any]] = {
     ("experts_per_token", 7): dict(active_params=46.7e9 * 7 / 8),
     ("total_params", 1e14): dict(active_params=1e14 * 2 / 8),
     ("prompt_tokens", 1): dict(cached_prompt_tokens=0),
-    ("cache_write_tokens", 200): dict(cached_prompt_tokens=0),  # writes + reads ≤ the prompt
+    ("cache_write_tokens", 100): dict(cached_prompt_tokens=0),  # writes + reads ≤ the prompt
     ("kv_latent_dim", 1): dict(kv_latent_rope_dim=0),
     # active == total is the edge for a dense model; a mixture of experts needs active < total.
     ("active_params", 46.7e9): dict(experts=None, experts_per_token=None),
