@@ -198,6 +198,12 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
     ttft, tpot = number(row, "ttft_ms"), number(row, "tpot_ms")
     if weights not in PRECISIONS:
         raise _Unsupported(f"weights {weights[:20]!r} (known: {', '.join(PRECISIONS)})")
+    # The weights' name sets the precision; a weight_bits cell that contradicts it was ignored without a word.
+    # Files write nominal widths (4 for NVFP4's 4.5 with scales): a bit either way is the same format.
+    stated = number(row, "weight_bits", optional=True) if "weight_bits" in row else None
+    named_bits = PRECISIONS[weights].weight_bits
+    if stated is not None and abs(stated - named_bits) > 1:
+        raise ValueError(f"weight_bits {stated:g} contradicts weights {weights} ({named_bits:g} bits with scales)")
     if engine not in ENGINES:
         raise _Unsupported(f"engine {engine[:20]!r} (known: {', '.join(ENGINES)})")
     model_given = ((row.get("model_id") or "").strip() or (row.get("model") or "").strip() or MODEL_ID)[:80]

@@ -433,6 +433,12 @@ H = "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n"
         (f"{H}Llama-3.1-8B,fp8\n", "line 2: its cells do not match the header's 10 columns"),
         (f"{H}Llama-3.1-8B,fp8,H100-SXM,1,vllm,1,1,1,1,1,extra\n", "line 2: its cells do not match"),
         (H + '"' + "x" * 200_000 + '"\n', "line 2: field larger than field limit"),
+        # The weights' name sets the bits; a contradicting weight_bits cell was ignored without a word.
+        (
+            "model,weights,weight_bits,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n"
+            "Llama-3.1-8B,nvfp4,7,B200,1,trtllm,1,1,1,1,1\n",
+            "line 2: weight_bits 7 contradicts weights nvfp4 (4.5 bits with scales)",
+        ),
         (
             "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\nGPT-9,fp8,H100-SXM,1,vllm,1,1,1,1,1\n",
             "no row the load model can represent: model 'GPT-9' is not a preset (1 rows)",
