@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
-from core.cli.load_commands import add_plan_parser, add_serve_parser, run_plan, run_serve
+from core.cli.load_commands import add_plan_parser, add_serve_parser, refuse_unused, run_plan, run_serve
 from core.cli.prices import add_prices_arguments
 from core.cli.scenario_args import add_scenario_options, scenario_from_args
 from core.fields import cut
@@ -181,6 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.estimate import estimate
 
         try:
+            refuse_unused(args, "estimate")
             scenario = scenario_from_args(args)
         except ValueError as error:
             args.subparser.error(f"argument {error}")

@@ -48,6 +48,9 @@ UNUSED = {
         "cwrite": "the load model has no prefix cache to write",
         **dict.fromkeys(("pin", "pcache", "pout", "pwrite", "replies", "days", "usdh", "api"), _NO_BILL),
     },
+    "estimate": {
+        "streamoverhead": "one static batch never pays it: only the load model does (serve, plan)",
+    },
     "plan": {
         "batch": "the plan sizes each replica's requests in flight itself: cap them with --max-concurrency",
         "gpus": "the plan tries every size in --tensor-parallel",
@@ -57,7 +60,8 @@ UNUSED = {
 }
 
 
-def _refuse_unused(args: argparse.Namespace, command: str) -> None:
+def refuse_unused(args: argparse.Namespace, command: str) -> None:
+    """ValueError naming the first scenario option `command` takes but does not use, if one was given."""
     for key, why in UNUSED[command].items():
         given = args.api_model if key == "api" else getattr(args, _dest(key), None)
         if given is not None:
@@ -68,7 +72,7 @@ def _refuse_unused(args: argparse.Namespace, command: str) -> None:
 def _parsed(args: argparse.Namespace, spec_type: type, typical_engine: bool = False) -> tuple[Scenario, Any, Load]:
     """The scenario, the spec and the load; a bad value exits 2 with one line naming its option."""
     try:
-        _refuse_unused(args, args.command)
+        refuse_unused(args, args.command)
         load = spec_from_args(args, Load)
         scenario = scenario_from_args(args)
         if typical_engine:

@@ -223,6 +223,7 @@ def test_plan_defaults_to_the_typical_engine(capsys) -> None:
         (["serve", "--cached-tokens", "150"], "--cached-tokens", "serve does not use it; the load model has no prefix"),
         (["serve", "--input-price", "9"], "--input-price", "serve does not use it; serve prints no bill"),
         (["plan", "--gpus", "2"], "--gpus", "plan does not use it; the plan tries every size in --tensor-parallel"),
+        (["estimate", "--stream-overhead-us", "500"], "--stream-overhead-us", "estimate does not use it; one static"),
         (["plan", "--weight-bits", "8"], "--weight-bits", "plan does not use it; the plan tries every precision"),
         (["serve", "--num-prompts", "0"], "--num-prompts", "from 1 to 10,000,000 requests"),
         (["serve", "--concurrency", "4", "--num-prompts", "2"], "--num-prompts", "at least the concurrency (4)"),
