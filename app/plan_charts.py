@@ -24,7 +24,6 @@ from core.cli.plan_report import CANDIDATE_KEYS, option_json
 from core.plan import CapacityPlan
 from core.plan import frontiers as frontiers_of
 from core.plan_options import Option
-from core.units import TOKENS_PER_MILLION
 
 MAX_LINES = len(theme.SERIES)
 
@@ -100,11 +99,9 @@ def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | 
                        "line": {"color": theme.FIT, "dash": "dash", "width": 1.5}})  # fmt: skip
     note = [{"x": target, "y": 1, "xref": "x", "yref": "paper", "text": f"target {fmt.count(target)} tok/s per user",
              "showarrow": False, "xanchor": "left", "yanchor": "top", "xshift": 4}] if target > 0 else []  # fmt: skip
-    out = result.scenario.workload.output_tokens
     if dollars and result.api_cost_per_reply_usd > 0:
-        # The API on the same axis: its bill per reply (prompt included) over the reply's tokens, so the
-        # GPUs' dollars have something to be cheaper or dearer than.
-        api = result.api_cost_per_reply_usd / out * TOKENS_PER_MILLION
+        # The API on the same axis, so the GPUs' dollars have something to be cheaper or dearer than.
+        api = result.api_usd_per_million_output_tokens
         shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": api, "y1": api,
                        "line": {"color": theme.OUTPUT_COST, "dash": "dot", "width": 2}})  # fmt: skip
         note.append({"x": 1, "y": math.log10(api), "xref": "paper", "yref": "y", "showarrow": False,

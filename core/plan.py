@@ -70,6 +70,12 @@ class CapacityPlan:
     search: Search = field(compare=False, repr=False)
 
     @property
+    def api_usd_per_million_output_tokens(self) -> float:
+        """The API's bill per reply (its prompt included) over the reply's mean output tokens, × 1e6: what the
+        GPUs' dollars per million output tokens compare with. Example: $0.00125 a reply of 500 → $2.50."""
+        return self.api_cost_per_reply_usd / self.lengths.mean_output_tokens * TOKENS_PER_MILLION
+
+    @property
     def ranked(self) -> tuple[Option, ...]:
         return tuple(o for o in self.options if o.meets_targets)
 
