@@ -18,7 +18,7 @@ from core.compare import fleet_engine_id
 from core.efficiency import efficiency_base
 from core.load import Load
 from core.plan import CapacityPlan
-from core.plan_spec import Plan
+from core.plan_spec import WEIGHT_BITS_CHOICES, Plan
 from core.scenario import Scenario
 
 PLAN_PAGE = "app/app_pages/plan.py"  # for st.page_link (relative to the entry script)
@@ -44,3 +44,25 @@ def current_plan(scenario: Scenario) -> tuple[CapacityPlan, str, list[str]]:
     load, more = Load.read_flat(flat)
     run_on, engine = searched(scenario)
     return compute.cached_plan(run_on, spec, load.lengths(run_on.workload)), engine, warnings + more
+
+
+def precision_note(scenario: Scenario, result: CapacityPlan) -> str | None:
+    """When the plan's cheapest fleet stores its weights at another width than the sidebar's, say so.
+
+    The search tries every width in its list; a reader who set 16-bit in the sidebar should not miss that
+    the cheapest fleet quantises the model (or that it keeps more bits than the sidebar's)."""
+    best, bits = result.best, scenario.precision.weight_bits
+    if best is None or best.setup.weight_bits == bits:
+        return None
+    quality = (
+        " Fewer bits per weight can cost some answer quality, which this tool does not measure."
+        if best.setup.weight_bits < bits
+        else ""
+    )
+    keep = (
+        f" To keep {bits:g}-bit, list only it under 'Weight precisions'." if f"{bits:g}" in WEIGHT_BITS_CHOICES else ""
+    )
+    return (
+        f"The plan's weights are {best.setup.precision_name}, not the sidebar's {bits:g}-bit: it tries each "
+        f"precision in its list.{quality}{keep}"
+    )

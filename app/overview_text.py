@@ -165,6 +165,15 @@ def batching_advice(est: Estimate, critical: int | None) -> str:
     return f"batch more requests (about {critical:,} make the step compute-bound)"
 
 
+def memory_bound_advice(est: Estimate, critical: int | None) -> str:
+    """What would move a memory-bound step: batching (or room, when nothing fits), then fewer bytes or more
+    bandwidth. When not one request fits the first advice already names GPUs and bits: said once."""
+    first = batching_advice(est, critical)
+    if est.memory.max_batch_that_fits == 0:
+        return first + "; then, for speed, fewer bytes per step or more bandwidth to read them with."
+    return first + "; fewer bits per weight (fewer bytes per step); a GPU with more memory bandwidth, or more GPUs."
+
+
 def memory_line(scenario: Scenario, plan: MemoryPlan) -> str:
     model, w = scenario.model, scenario.workload
     used = (

@@ -287,7 +287,7 @@ def _machine_warnings(where: Any, scenario: Scenario) -> None:
         if bits is not None:  # the fix the warning names, one click away (DeepSeek-V3 on 8 × H200: 8 bits)
             where.button(f"Use {bits:g}-bit weights", key="use_fitting_bits", on_click=_use_weight_bits, args=(bits,),
                          icon=":material/compress:")  # fmt: skip
-    for problem_text in engine_memory_problems(scenario, cached_estimate(scenario).memory):
+    for problem_text in engine_memory_problems(scenario, plan):
         where.warning(words.sentence(problem_text), icon=":material/memory:")
     for problem_text in (*attention_problems(scenario), *tensor_parallel_problems(scenario)):
         where.warning(words.sentence(problem_text), icon=":material/view_column:")

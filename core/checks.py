@@ -148,7 +148,7 @@ def engine_memory_problems(scenario: Scenario, plan: MemoryPlan) -> tuple[str, .
     if not plan.max_batch_that_fits:
         return ()  # not even the datasheet's memory holds one request: memory_problem says so
     replica = scenario.replica()
-    lengths = RequestLengths(w.prompt_tokens, w.output_tokens)
+    lengths = RequestLengths.of(w)
     if replica.max_concurrency_that_fits(lengths) > 0:
         return ()
     return (

@@ -173,23 +173,20 @@ def _check_named_bounds(section: Section, base: Any, changes: dict[str, Any], fl
                 f"{described_input.key} must be {kind} {range_phrase(described_input, low, high)}{limit}, "
                 f"got {cut(flat.get(described_input.key, ''))!r}"
             )
-    for kept, typed, least in _typed_bounds_under_kept_values(section, view, changes):
+    for kept, _, typed, _, least in _typed_bounds_under_kept_values(section, view, changes):
         raise ValueError(
             f"{typed.key} must be at least {shown_number(typed.shown_bound(least))}"
             f"{f' {typed.unit}' if typed.unit else ''} ({kept.key}), got {cut(flat.get(typed.key, ''))!r}"
         )
 
 
-def _field_of(section: Section, described_input: Input) -> str:
-    return next(name for name, i in inputs(section.spec_type) if i is described_input)
-
-
 def _typed_bounds_under_kept_values(
     section: Section, view: View, changes: Mapping[str, Any]
-) -> list[tuple[Input, Input, float]]:
-    """(the kept field, the typed bound, the least the bound may be) where a typed bound falls below a
-    value kept from the base: --query-heads 7 under Llama 3.1 8B's 8 KV heads. It was said of the field
-    not typed ("kv_heads must be ≤ 7, got 8"), in SI units, and a link dropped the whole section."""
+) -> list[tuple[Input, float, Input, str, float]]:
+    """(the kept field and its value, the typed bound and its name, the least the bound may be) where a
+    typed bound falls below a value kept from the base: --query-heads 7 under Llama 3.1 8B's 8 KV heads.
+    It was said of the field not typed ("kv_heads must be ≤ 7, got 8"), in SI units, and a link dropped
+    the whole section."""
     by_name = inputs_by_name(section.spec_type)
     found = []
     for name, described_input in inputs(section.spec_type):
@@ -197,8 +194,8 @@ def _typed_bounds_under_kept_values(
         if name in changes or value is None or not isinstance(bound, str) or bound_field(bound) not in changes:
             continue
         if value > resolved_bounds(described_input, view)[1]:
-            least = float(value) + less_value(bound, view)
-            found.append((described_input, by_name[bound_field(bound)], least))
+            typed = bound_field(bound)
+            found.append((described_input, float(value), by_name[typed], typed, float(value) + less_value(bound, view)))
     return found
 
 
@@ -299,14 +296,12 @@ def _clamp_named_bounds(section: Section, base: Any, changes: dict[str, Any], wa
         return
     probe = edited_values(section, base, changes)
     view = View(probe)
-    for kept, typed, least in _typed_bounds_under_kept_values(section, view, changes):
-        name = _field_of(section, typed)
+    for kept, kept_value, typed, name, least in _typed_bounds_under_kept_values(section, view, changes):
         value = type(changes[name])(least)
         relation = "above" if bound_less(str(kept.high)).isdigit() else "at least"
         warnings.append(
             f"{typed.key}={shown_number(typed.shown_bound(changes[name]))} must be {relation} {kept.key} "
-            f"({shown_number(kept.shown_bound(float(getattr(view, _field_of(section, kept)))))}): "
-            f"using {shown_number(typed.shown_bound(value))}."
+            f"({shown_number(kept.shown_bound(kept_value))}): using {shown_number(typed.shown_bound(value))}."
         )
         changes[name] = probe[name] = value
     for name, described_input in inputs(section.spec_type):

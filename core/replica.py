@@ -58,6 +58,12 @@ class Replica:
         """
         return (self.usable_bytes - weight_bytes(self.model, self.precision)) * self.engine.kv_free_memory_fraction
 
+    def kv_bytes_per_sequence(self, lengths: RequestLengths) -> float:
+        """One running sequence's KV cache as the engine holds it: at its current length on average (paged),
+        or prompt plus whole reply where the engine reserves it up front."""
+        tokens = lengths.mean_tokens_reserved if self.engine.reserves_full_sequence else lengths.mean_tokens_held
+        return float(kv_cache_bytes(self.model, self.precision, tokens, 1, self.gpu_count))
+
     def max_concurrency_that_fits(self, lengths: RequestLengths) -> int:
         """The most requests whose KV cache fits at once, capped by the engine's sequence limit.
 
@@ -69,8 +75,7 @@ class Replica:
         budget = self.kv_budget_bytes
         if budget <= 0:
             return 0
-        tokens = lengths.mean_tokens_reserved if self.engine.reserves_full_sequence else lengths.mean_tokens_held
-        per_sequence = float(kv_cache_bytes(self.model, self.precision, tokens, 1, self.gpu_count))
+        per_sequence = self.kv_bytes_per_sequence(lengths)
         cap = self.engine.max_sequences
         if per_sequence == 0:
             return cap
@@ -89,8 +94,7 @@ def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
             f"{weights / BYTES_PER_GB:,.1f} GB of weights fill the {usable / BYTES_PER_GB:,.1f} GB "
             f"{in_words(engine.id)} may use on {n} × {replica.gpu.memory_bytes / BYTES_PER_GB:,.0f} GB"
         )
-    tokens = lengths.mean_tokens_reserved if engine.reserves_full_sequence else lengths.mean_tokens_held
-    one = float(kv_cache_bytes(replica.model, replica.precision, tokens, 1, replica.gpu_count))
+    one = replica.kv_bytes_per_sequence(lengths)
     return (
         f"one request's KV cache ({one / BYTES_PER_GB:,.2f} GB) does not fit in the "
         f"{replica.kv_budget_bytes / BYTES_PER_GB:,.2f} GB left beside the weights"

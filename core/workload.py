@@ -41,12 +41,7 @@ class Workload:
     )  # fmt: skip
 
     def __post_init__(self) -> None:
-        validate(self)
-        if self.cached_prompt_tokens + self.cache_write_tokens > self.prompt_tokens:
-            raise ValueError(
-                f"cache_write_tokens must be <= prompt_tokens - cached_prompt_tokens "
-                f"({self.prompt_tokens - self.cached_prompt_tokens:,}), got {self.cache_write_tokens!r}"
-            )
+        validate(self)  # cache writes ≤ prompt − cached is cache_write_tokens' own named bound
 
     @property
     def sequence_tokens(self) -> int:

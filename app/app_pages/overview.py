@@ -86,13 +86,7 @@ elif est.decode_bound == "memory":
     st.info(
         f"**Memory-bound.** {facts} The maths waits on reading the weights, compute idles "
         f"{fmt.percent(compute_idle_fraction(intensity, balance))} of each step. What would move it: "
-        f"{words.batching_advice(est, cached_critical_batch(scenario))}"
-        # When nothing fits the first advice already names GPUs and bits: the speed-ups come after, said once.
-        + (
-            "; then, for speed, fewer bytes per step or more bandwidth to read them with."
-            if est.memory.max_batch_that_fits == 0
-            else "; fewer bits per weight (fewer bytes per step); a GPU with more memory bandwidth, or more GPUs."
-        ),
+        f"{words.memory_bound_advice(est, cached_critical_batch(scenario))}",
         icon=":material/memory:",
     )
 else:

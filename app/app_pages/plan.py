@@ -2,17 +2,15 @@
 
 import streamlit as st
 
-from app import compute, plan_charts
+from app import capacity, compute, plan_charts
 from app import formatting as fmt
-from app.capacity import current_plan
 from app.safe import plain
 from app.state import current_scenario
 from app.theme import PLOTLY_CONFIG
 from core.cli.plan_report import recommendation
-from core.plan_spec import WEIGHT_BITS_CHOICES
 
 scenario = current_scenario()
-result, engine_note, warnings = current_plan(scenario)  # the search's caches show a spinner on a miss
+result, engine_note, warnings = capacity.current_plan(scenario)  # the search's caches show a spinner on a miss
 spec = result.spec
 for text in warnings:  # the inputs' own bounds catch most; a rule across them lands here
     st.warning(plain(text, 300), icon=":material/warning:")
@@ -34,24 +32,9 @@ elif not scenario.model.has_attention_shape:  # the lesson's toy: its verdict is
     st.info(plain(recommendation(result), 700), icon=":material/info:")
 else:
     st.success(plain(recommendation(result), 600), icon=":material/dns:")
-sidebar_bits = scenario.precision.weight_bits
-if best is not None and best.setup.weight_bits != sidebar_bits:
-    # The search tries every width in its list; a reader who set 16-bit in the sidebar should not miss that
-    # the cheapest fleet quantises the model (or that it keeps more bits than the sidebar's).
-    keep = (
-        f" To keep {sidebar_bits:g}-bit, list only it under 'Weight precisions'."
-        if f"{sidebar_bits:g}" in WEIGHT_BITS_CHOICES
-        else ""
-    )
-    quality = (
-        " Fewer bits per weight can cost some answer quality, which this tool does not measure."
-        if best.setup.weight_bits < sidebar_bits
-        else ""
-    )
-    st.caption(
-        f"The plan's weights are {best.setup.precision_name}, not the sidebar's {sidebar_bits:g}-bit: it tries "
-        f"each precision in its list.{quality}{keep}"
-    )
+precision_note = capacity.precision_note(scenario, result)
+if precision_note:
+    st.caption(precision_note)
 cols = st.columns(4)
 if best is not None:
     cols[0].metric("Self-hosted, autoscaled", fmt.usd(best.monthly_cost_usd or 0.0),

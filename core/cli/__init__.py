@@ -48,10 +48,10 @@ class _Parser(argparse.ArgumentParser):
         for text in args:
             if text == "--":
                 break
-            action = self._option_string_actions.get(text.split("=", 1)[0])
+            name = text.split("=", 1)[0]
+            action = self._option_string_actions.get(name)
             if action is None or action.nargs == 0 or isinstance(action, argparse._AppendAction):
                 continue  # a value, a flag (twice is still on), or an option meant to repeat (--set)
-            name = text.split("=", 1)[0]
             if action.dest in given:
                 also = "" if given[action.dest] == name else f" (also as {given[action.dest]})"
                 self.error(f"argument {name}: given twice{also}; give it once")
