@@ -467,3 +467,14 @@ def test_a_frontier_drawn_on_demand_is_built_once_for_every_plan_from_the_same_c
     assert drawn is not None and frontier(other, same) is drawn
     with_frontiers = plan(scenario(), SMALL, lengths)
     assert drawn == next(o for o in with_frontiers.options if o.setup == option.setup).frontier
+
+
+@pytest.mark.parametrize("low_fraction", [1.0, 0.8])
+def test_the_apis_price_per_output_token_follows_the_mean_reply(low_fraction) -> None:
+    # The default prices, $0.50 in and $1.50 out per million, on 1,000 → 500 tokens. Drawn at 80-100 % the
+    # mean reply is 0.9 × nominal: 900 × 0.5e-6 + 450 × 1.5e-6 = $0.001125 a reply over 450 output tokens is
+    # still $2.50 per million (dividing by the nominal 500 gave $2.25); fixed, $0.00125 over 500 = $2.50.
+    scenario = Scenario.from_flat({"model": "llama-3.1-8b", "gpu": "h100-sxm", "prompt": "1000", "out": "500"})
+    result = plan(scenario, Plan(gpu_ids=("h100-sxm",), tensor_parallel=(1,), weight_bits=(8,)),
+                  RequestLengths(1000, 500, low_fraction), frontiers=False)  # fmt: skip
+    assert result.api_usd_per_million_output_tokens == pytest.approx(2.5, rel=1e-12)
