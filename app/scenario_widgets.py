@@ -16,6 +16,7 @@ import streamlit as st
 
 from app import inputs
 from app.compute import cached_scenario
+from app.state import current_scenario
 from core import presets
 from core.api_prices import lookup
 from core.billing import pricing_of
@@ -70,6 +71,16 @@ def widget_value(described_input: Input, value: Any) -> Any:
 def on_model() -> None:
     _set(MODEL_INPUTS, presets.model_base(st.session_state["model"]))
     _set(EFFICIENCY_INPUTS, efficiency_start())  # an engine's step cost counts the layers
+    _follow_release()
+
+
+def _follow_release() -> None:
+    """The weights' width follows the model as its publisher ships it (DeepSeek-V3: FP8), unless it was
+    edited: a width other than the previous model's release stays (4-bit Llama → 4-bit Qwen)."""
+    key = PRECISION["weight_bits"].key
+    before = presets.release_precision(current_scenario().model.id).weight_bits
+    if st.session_state.get(key, before) == before:
+        st.session_state[key] = presets.release_precision(st.session_state["model"]).weight_bits
 
 
 def _follow_backend(only: tuple[str, ...] = ()) -> None:

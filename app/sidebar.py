@@ -160,9 +160,10 @@ def _self_hosting() -> None:
         on_change=widgets.on_engine,
         bind="query-params",
     )
-    bits = inputs.number(PRECISION["weight_bits"])
+    released = presets.release_precision(model_id).weight_bits  # DeepSeek-V3 starts at its FP8
+    bits = inputs.number(PRECISION["weight_bits"], released)
     if bits is not None:
-        st.caption(words.bits_note(bits))
+        st.caption(words.bits_note(bits, presets.release_format(model_id) if bits == released else None))
     inputs.number(PRECISION["kv_bits"])
     inputs.choice(PRECISION["compute_bits"], auto="auto: 8 for 8-bit weights, else 16")
     model, gpu = presets.model_base(model_id), presets.gpu_base(gpu_id)

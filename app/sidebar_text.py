@@ -58,10 +58,14 @@ def provenance(kind: str, chosen: str) -> str:
     return f"{where}\n\n" + plain(f"Source (checked {source.as_of}): {source.source}. {source.notes}{estimated}", 1500)
 
 
-def bits_note(bits: float) -> str:
-    """'8 bits: fp8 / int8' — what a width usually is."""
+def bits_note(bits: float, release: str | None = None) -> str:
+    """'8 bits: fp8 / int8' — what a width usually is; or, at a model's release width other than bf16,
+    how the model ships ('as the model ships: FP8 (e4m3) …')."""
+    width = f"{bits:g} {'bit' if bits == 1 else 'bits'} per weight"
+    if release and release != presets.BF16:
+        return f"{width}, as the model ships: {release}."
     known = WEIGHT_FORMATS.get(bits)
-    return f"{bits:g} {'bit' if bits == 1 else 'bits'} per weight" + (f": {known}." if known else ".")
+    return width + (f": {known}." if known else ".")
 
 
 def traffic_note(replies_per_day: float | None, days_per_month: int | None) -> str | None:

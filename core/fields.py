@@ -59,6 +59,7 @@ class Input:
     max_chars: int = 60
     item: type | None = None  # a list: kind is tuple, each item of this type
     choices_from: Callable[[], tuple[str, ...]] | None = None  # choices known only at run time
+    default_words: str = ""  # the default in words where it follows another field ("as the model ships")
 
     @property
     def option(self) -> str:

@@ -115,8 +115,13 @@ def read_base(section: Section, flat: Mapping[str, str], specs: dict[str, Any]) 
 
 
 def section_base(section: Section, base: str | None, model: Any = None) -> Any:
-    """The spec a section starts from: its named base, or the spec's defaults when it has none."""
-    return base_spec(section, base, model) if base is not None else section.spec_type()
+    """The spec a section starts from: its named base, or the spec's defaults when it has none; the
+    precision starts from the model's weights as released (`model=deepseek-v3` is FP8 unless wbits says)."""
+    if base is not None:
+        return base_spec(section, base, model)
+    if section.name == "precision" and model is not None:
+        return presets.release_precision(model.id)
+    return section.spec_type()
 
 
 def with_aliases(flat: Mapping[str, Any]) -> dict[str, Any]:

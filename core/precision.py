@@ -9,13 +9,18 @@ from core.fields import described, validate
 
 @dataclass(frozen=True, slots=True)
 class Precision:
-    """Bits per stored weight (scales included, so 4.5 for 4-bit with group scales) and per KV element."""
+    """Bits per stored weight (scales included, so 4.5 for 4-bit with group scales) and per KV element.
+
+    The defaults are a 16-bit checkpoint's; a scenario built without a precision takes its model's
+    release precision instead (`core.presets.release_precision`: DeepSeek-V3 ships FP8)."""
 
     weight_bits: float = described(
         16.0, key="wbits", kind=float, label="Bits per weight", unit="bits", low=1, high=32, step=0.5,
-        flag="--weight-bits",
+        flag="--weight-bits", default_words="as the model ships",
         help="Stored bits per weight, scales included: 16 = fp16/bf16, 8 = fp8/int8, 4.5 = int4 with group "
-        "scales. Fewer bits → fewer bytes to read per step → faster decode.",
+        "scales. Fewer bits → fewer bytes to read per step → faster decode. Unset, a preset is served as its "
+        "publisher ships it: bf16 (16) for most, FP8 (8) for DeepSeek-V3, MXFP4 experts for gpt-oss "
+        "(4.46 and 5.26 bits per weight on average).",
     )  # fmt: skip
     kv_bits: float = described(
         16.0, key="kvbits", kind=float, label="Bits per KV value", unit="bits", low=1, high=32, step=0.5,

@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Any
 
 from core.fields import inputs
-from core.specs import CUSTOM_ID, GPU, Model
+from core.specs import CUSTOM_ID, GPU, Model, Precision
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
 
 TOY_GPU_ID = "toy-gpu"
@@ -52,7 +52,9 @@ _MODEL_REQUIRED = {"id", "name", "total_params_b", "active_params_b", "source", 
 # Whole-number model fields are written in the file under their own names (layers, experts,
 # kv_latent_dim, …): the descriptions list them, so a new one needs no change here.
 _MODEL_COUNTS = tuple(name for name, described in inputs(Model) if described.kind is int)
-_MODEL_OPTIONAL = _SHAPE | set(_MODEL_COUNTS) | {"notes"}
+_RELEASE = {"release_weight_bits", "release_format"}
+_MODEL_OPTIONAL = _SHAPE | set(_MODEL_COUNTS) | _RELEASE | {"notes"}
+BF16 = "bf16"  # the release format of a model that names none: 16-bit weights
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,10 @@ class ModelPreset:
     model: Model
     context_tokens: int | None
     provenance: Provenance
+    # How the publisher ships the weights: the bits per weight a server loads when nobody
+    # quantises them (scales and any 16-bit parts averaged in), and the format in words.
+    release_weight_bits: float = 16.0
+    release_format: str = BF16
 
 
 def _check_keys(kind: str, entry: dict[str, Any], required: set[str], optional: set[str]) -> str:
@@ -148,7 +154,15 @@ def parse_model(entry: dict[str, Any]) -> ModelPreset:
         )
     except (TypeError, ValueError) as error:
         raise ValueError(f"{label}: {error}") from error
-    return ModelPreset(model, entry.get("context_tokens"), _provenance(entry))
+    release = _RELEASE & entry.keys()
+    if release and release != _RELEASE:
+        raise ValueError(f"{label}: release_weight_bits and release_format go together")
+    bits, words = entry.get("release_weight_bits", 16.0), entry.get("release_format", BF16)
+    if isinstance(bits, bool) or not isinstance(bits, (int, float)) or not 1 <= bits <= 32:
+        raise ValueError(f"{label}: release_weight_bits must be a number from 1 to 32, got {bits!r}")
+    if not isinstance(words, str) or not words.strip():
+        raise ValueError(f"{label}: release_format must be non-empty text")
+    return ModelPreset(model, entry.get("context_tokens"), _provenance(entry), float(bits), words)
 
 
 def _load(filename: str, table: str) -> list[dict[str, Any]]:
@@ -254,6 +268,24 @@ def custom_model() -> Model:
 def custom_gpu() -> GPU:
     """The base a from-scratch GPU starts from: the lesson's toy GPU under the id 'custom'."""
     return replace(gpu(TOY_GPU_ID), id=CUSTOM_ID, name="Custom GPU")
+
+
+def release_precision(model_id: str) -> Precision:
+    """The precision a model is served in when nobody quantises it: its publisher's weights as shipped.
+
+    Most checkpoints ship 16-bit (bf16) weights; DeepSeek-V3 ships FP8 (8 bits, so 8-bit maths
+    by default) and gpt-oss MXFP4 experts beside bf16 attention (4.46 bits per weight on
+    average for the 120b). The KV cache stays 16-bit: an fp8 cache is the server's choice.
+    A custom model, or one no preset names, starts from 16-bit.
+    """
+    preset = model_presets().get(model_id)
+    return Precision() if preset is None else Precision(weight_bits=preset.release_weight_bits)
+
+
+def release_format(model_id: str) -> str:
+    """The release format in words ("FP8 (e4m3, 128 × 128 block scales)"), "bf16" when none is named."""
+    preset = model_presets().get(model_id)
+    return BF16 if preset is None else preset.release_format
 
 
 def model_base(base_id: str) -> Model:

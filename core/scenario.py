@@ -19,8 +19,10 @@ from core.parallel import Machine, effective_machine
 from core.replica import Replica
 from core.specs import CUSTOM_ID, GPU, Efficiency, Model, Precision, Pricing, Workload
 
-# A placeholder meaning "the default for this GPU"; never outlives Scenario construction.
+# Placeholders meaning "the default for this GPU" and "the model's weights as released"; neither
+# outlives Scenario construction.
 AUTO = Efficiency(label="auto")
+AS_RELEASED = Precision()
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,13 +31,16 @@ class Scenario:
 
     model: Model = field(default_factory=lambda: presets.model(presets.TOY_MODEL_ID))
     gpu: GPU = field(default_factory=lambda: presets.gpu(presets.TOY_GPU_ID))
-    precision: Precision = field(default_factory=Precision)
+    # AS_RELEASED resolves on construction: the model's release precision (DeepSeek-V3: FP8).
+    precision: Precision = field(default_factory=lambda: AS_RELEASED)
     # AUTO resolves on construction: ideal on the lesson's toy GPU, calibrated on real ones.
     efficiency: Efficiency = field(default_factory=lambda: AUTO)
     workload: Workload = field(default_factory=Workload)
     pricing: Pricing = field(default_factory=Pricing)
 
     def __post_init__(self) -> None:
+        if self.precision is AS_RELEASED:
+            object.__setattr__(self, "precision", presets.release_precision(self.model.id))
         if self.efficiency is AUTO:
             object.__setattr__(self, "efficiency", default_efficiency(self.gpu.id, self.model))
         for kind, spec_id, known in (

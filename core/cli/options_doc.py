@@ -56,7 +56,9 @@ def _table(spec_type: type, heading: str, no_default: str) -> list[str]:
     """`no_default`: what an input without a default takes (a scenario's: its preset's number)."""
     lines = ["", heading, "", "| option | link key | unit, range | default | what it is |", "|---|---|---|---|---|"]
     for _, described in inputs(spec_type):
-        if described.is_list:
+        if described.default_words:
+            default = described.default_words
+        elif described.is_list:
             default = list_text(described.default) if described.default else "empty"
         else:
             default = no_default if described.default is None else flat_text(described, described.default)

@@ -262,9 +262,10 @@ def presets_text() -> str:
             f"{g.peak_flops_16bit_per_s / FLOP_PER_TFLOP:>8,.1f}{mark:1}{g.peak_flops_8bit_per_s / FLOP_PER_TFLOP:>8,.1f}{mark:1}"
             f"{four:>9}{g.memory_bytes / BYTES_PER_GB:>7,.0f}{price:>8}"
         )
-    lines += ["", "Models (KV = KV-cache bytes per token at 16-bit)", ""]
+    lines += ["", "Models (KV = KV-cache bytes per token at 16-bit; bits = bits per weight as the model ships)", ""]
     lines.append(
         f"  {'id':<18}{'name':<26}{'params B':>9}{'active B':>9}{'layers':>7}{'KV heads x dim':>16}{'KV KB/tok':>10}"
+        f"{'bits':>6}"
     )
     for mp in model_presets().values():
         m = mp.model
@@ -275,5 +276,6 @@ def presets_text() -> str:
         lines.append(
             f"  {m.id:<18}{m.name[:25]:<26}{m.total_params / PARAMS_PER_BILLION:>9.2f}"
             f"{m.active_params / PARAMS_PER_BILLION:>9.2f}{m.layers or '-':>7}{shape:>16}{kv_kb:>10.1f}"
+            f"{mp.release_weight_bits:>6g}"
         )
     return "\n".join(lines) + "\n"

@@ -36,6 +36,8 @@ def option_help(described: Input) -> str:
         notes.append(f"in {described.unit}")
     if described.is_list and described.default:
         notes.append(f"default {list_text(described.default)}")
+    elif described.default_words:
+        notes.append(f"default {described.default_words}")
     elif not described.is_list and described.default is not None:
         notes.append(f"default {flat_text(described, described.default)}")
     text = described.help + (f" ({'; '.join(notes)})" if notes else "")

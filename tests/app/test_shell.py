@@ -147,7 +147,7 @@ def test_weights_that_do_not_fit_warn_with_the_fix(open_app) -> None:
         # DeepSeek-V3 (671.03 B) at 16 bits is 1,342.1 GB on 8 × 141 GB = 1,128 GB; at 8 bits, as it ships,
         # 671.03 GB + 0.2 GB of KV cache for one request fits: the fix says how few bits are enough.
         (
-            {"model": "deepseek-v3", "gpu": "h200", "gpus": "8"},
+            {"model": "deepseek-v3", "gpu": "h200", "gpus": "8", "wbits": "16"},
             "Use more GPUs or fewer bits per weight: at 8 bits (fp8 or int8) the weights take 671.03 GB and one "
             "request fits.",
         ),
@@ -181,7 +181,7 @@ def test_an_engine_that_does_not_run_on_the_gpu_is_warned_over_the_page(open_app
 
 def test_the_width_that_fits_is_one_click_away(open_app) -> None:
     # DeepSeek-V3 at 16 bits (1,342 GB) on 8 × H200 (1,128 GB) does not fit; at 8 bits, as it ships, it does.
-    at = open_app(model="deepseek-v3", gpu="h200", gpus="8")
+    at = open_app(model="deepseek-v3", gpu="h200", gpus="8", wbits="16")
     (button,) = [b for b in at.main.button if b.key == "use_fitting_bits"]
     assert button.label == "Use 8-bit weights"
     button.click().run()
@@ -504,3 +504,24 @@ def test_a_tuple_argument_is_hashed_whole_and_never_confused_with_another() -> N
     short, other = (compute.cached_latency_line(scenario, lengths) for lengths in ((1, 100, 500), (1, 100, 501)))
     assert len(short) == len(other) == 3 and short[2] < other[2]  # one more decode step at the end
     assert short[:2].tolist() == other[:2].tolist()
+
+
+def test_a_model_is_served_as_its_publisher_ships_it_unless_the_width_was_edited(open_app) -> None:
+    # DeepSeek-V3 ships FP8: its link needs no wbits, the sidebar opens at 8 bits and says so, and 671.03 GB of
+    # weights fit 8 × H200 (1,128 GB) with no warning.
+    at = open_app(model="deepseek-v3", gpu="h200", gpus="8")
+    assert at.sidebar.number_input(key="wbits").value == 8
+    assert scenario(at).precision.weight_bits == 8 and not at.main.warning
+    assert "wbits" not in at.query_params
+    assert any("as the model ships: FP8 (e4m3)" in c.value for c in at.sidebar.caption)
+    # Picking a bf16 model from there follows its release (16), as the unedited width did before.
+    at.sidebar.selectbox(key="model").set_value("llama-3.1-70b").run()
+    assert at.sidebar.number_input(key="wbits").value == 16 and scenario(at).precision.weight_bits == 16
+    # An edited width stays when the model changes: 4.5-bit Llama becomes 4.5-bit gpt-oss, not its 4.46.
+    at.sidebar.number_input(key="wbits").set_value(4.5).run()
+    at.sidebar.selectbox(key="model").set_value("gpt-oss-120b").run()
+    assert scenario(at).precision.weight_bits == 4.5
+    # From the default 16 on a bf16 model to gpt-oss-120b: its MXFP4 average, 4.46 bits.
+    at = open_app(model="llama-3.1-8b")
+    at.sidebar.selectbox(key="model").set_value("gpt-oss-120b").run()
+    assert scenario(at).precision.weight_bits == 4.46

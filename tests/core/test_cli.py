@@ -314,6 +314,22 @@ def test_presets_lists_every_preset_with_its_numbers(capsys):
     for preset_id in [*gpu_presets(), *model_presets()]:
         assert preset_id in out
     assert "3,350" in out and "989.5" in out  # H100 SXM bandwidth and dense 16-bit TFLOP/s
+    # The bits each model ships in, last on its row: DeepSeek-V3's FP8, gpt-oss-120b's MXFP4 average.
+    rows = {line.split()[0]: line.split()[-1] for line in out.splitlines() if line.startswith("  ")}
+    assert (rows["deepseek-v3"], rows["gpt-oss-120b"], rows["llama-3.1-8b"]) == ("8", "4.46", "16")
+
+
+def test_estimate_serves_a_model_as_it_ships_unless_told(capsys):
+    # DeepSeek-V3 on 8 × H200: FP8 weights and maths without --weight-bits; 16 bits only when asked.
+    code, out, _ = run_cli(capsys, "estimate", "--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--json")
+    assert code == 0 and json.loads(out)["scenario"]["model"] == "deepseek-v3"
+    assert json.loads(out)["scenario"]["wbits"] == "8"  # the full form writes the width it resolved
+    code, out, _ = run_cli(capsys, "estimate", "--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8")
+    assert "weights 8-bit (maths 8-bit)" in out.splitlines()[0]
+    code, out, _ = run_cli(
+        capsys, "estimate", "--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--weight-bits", "16"
+    )
+    assert "weights 16-bit (maths 16-bit)" in out.splitlines()[0]
 
 
 def test_python_dash_m_core_as_a_process():

@@ -362,6 +362,24 @@ def test_valid_entries_convert_human_units_to_si() -> None:
             r"experts and experts_per_token must be given together",
             id="model-experts-alone",
         ),
+        pytest.param(
+            presets.parse_model,
+            _model_entry(release_weight_bits=8),
+            r"release_weight_bits and release_format go together",
+            id="model-release-bits-alone",
+        ),
+        pytest.param(
+            presets.parse_model,
+            _model_entry(release_weight_bits=0.5, release_format="FP8"),
+            r"release_weight_bits must be a number from 1 to 32, got 0.5",
+            id="model-release-bits-out-of-range",
+        ),
+        pytest.param(
+            presets.parse_model,
+            _model_entry(release_weight_bits=8, release_format=" "),
+            r"release_format must be non-empty text",
+            id="model-release-format-empty",
+        ),
     ],
 )
 def test_loader_rejects_bad_entries(parse: Any, entry: dict[str, Any], message: str) -> None:
@@ -533,3 +551,20 @@ def test_the_strix_halo_runs_its_matmuls_at_its_sustained_share() -> None:
     ).machine
     assert machine.compute_flops_per_s == pytest.approx(38.157e12, rel=1e-4)
     assert machine.bandwidth_bytes_per_s == pytest.approx(225.28e9, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "bits", "words"),
+    [
+        ("deepseek-v3", 8.0, "FP8 (e4m3)"),  # config.json quantization_config: fp8, e4m3, 128 × 128 blocks
+        # MXFP4 experts at 4.25 bits + the rest at 16: (114.70 × 4.25 + 2.13 × 16) / 116.83 = 4.46 (60.8 GiB card)
+        ("gpt-oss-120b", 4.46, "MXFP4 experts"),
+        ("gpt-oss-20b", 5.26, "MXFP4 experts"),  # (19.11 × 4.25 + 1.80 × 16) / 20.91 = 5.26 (12.8 GiB)
+        ("llama-3.1-70b", 16.0, "bf16"),  # no release format named: a bf16 checkpoint
+        ("custom", 16.0, "bf16"),
+    ],
+)
+def test_a_model_presets_release_precision(model_id: str, bits: float, words: str) -> None:
+    assert presets.release_precision(model_id).weight_bits == bits
+    assert presets.release_precision(model_id).kv_bits == 16  # an fp8 KV cache is the server's choice
+    assert presets.release_format(model_id).startswith(words)

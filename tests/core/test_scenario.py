@@ -10,7 +10,7 @@ from core import presets
 from core.efficiency import CALIBRATED, IDEAL, default_efficiency, efficiency_base
 from core.engine import VLLM
 from core.fields import flat_text, inputs, si_from_text
-from core.flat import FLAT_KEYS
+from core.flat import FLAT_KEYS, read_flat
 from core.scenario import Scenario
 from core.specs import Precision, Pricing, Workload
 
@@ -260,6 +260,27 @@ def test_direct_construction_defaults_efficiency_by_gpu() -> None:
     assert Scenario(gpu=replace(presets.gpu("toy-gpu"), id="custom")).efficiency == CALIBRATED
     assert Scenario(gpu=presets.gpu("toy-gpu")).efficiency == IDEAL
     assert Scenario(gpu=presets.gpu("h100-sxm"), efficiency=IDEAL).efficiency == IDEAL
+
+
+def test_a_model_without_a_precision_is_served_as_it_ships() -> None:
+    # DeepSeek-V3 ships FP8: built directly, from a link without wbits, or read leniently, it is 8-bit with
+    # 8-bit maths by default; its short link says nothing of the precision, and 16 bits must be asked for.
+    deepseek = presets.model("deepseek-v3")
+    assert Scenario(model=deepseek).precision == Precision(weight_bits=8)
+    linked = Scenario.from_flat({"model": "deepseek-v3", "gpu": "h200", "gpus": "8"})
+    assert linked.precision == Precision(weight_bits=8) and linked.precision.math_bits == 8
+    assert "wbits" not in linked.to_flat(minimal=True)
+    assert read_flat({"model": "deepseek-v3"}, Scenario)[1].precision.weight_bits == 8
+    wide = Scenario.from_flat({"model": "deepseek-v3", "wbits": "16"})
+    assert wide.precision.weight_bits == 16 and wide.to_flat(minimal=True)["wbits"] == "16"
+    assert Scenario.from_flat(wide.to_flat(minimal=True)) == wide
+    # An explicit Precision() is a choice, not the default; a bf16 model's release is 16 bits.
+    assert Scenario(model=deepseek, precision=Precision()).precision.weight_bits == 16
+    assert Scenario(model=presets.model("llama-3.1-70b")).precision == Precision()
+    # A model edited from its preset keeps the preset's release; a custom model starts at 16.
+    edited = Scenario.from_flat({"model": "gpt-oss-120b", "layers": "30"})
+    assert edited.precision.weight_bits == 4.46 and edited.precision.math_bits == 16  # MXFP4 dequantised
+    assert Scenario.from_flat({"model": "custom"}).precision == Precision()
 
 
 BANDWIDTH = dict(inputs(type(presets.gpu("h100-sxm"))))["memory_bandwidth_bytes_per_s"]
