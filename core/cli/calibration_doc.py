@@ -131,7 +131,7 @@ def calibration_markdown() -> str:
             "",
             *errors_markdown(),
             "",
-            "Likely ranges (`core.ranges`, the 8th to 92nd percentiles), and how many measurements fall inside when each held-out set is judged by ranges sized on the others:",
+            "Likely ranges (`core.ranges`, the 7.5th to 92.5th percentiles, never below the datasheet's physics), and how many measurements fall inside when each held-out set is judged by ranges sized on the others:",
             "",
             *ranges_markdown(),
             END,

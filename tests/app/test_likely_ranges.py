@@ -5,8 +5,8 @@ The real case is Llama 3.1 8B on one H100 SXM under vLLM, batch 1, 200-token pro
 reply (`python -m core estimate --model llama-3.1-8b --gpu h100-sxm --engine vllm --json`):
 TTFT 61.437 ms, TPOT 7.4503 ms, total 3,786.56 ms (decode 3,725.13 ms), 132.05 tok/s. Its regime
 is "batch 1", where vLLM has measurements, so the range is calibrated and `core.ranges.SPREADS`
-gives TTFT (-0.33, 1.62) and TPOT (-0.18, 0.79): × e^-0.33 = 0.71892 to × e^1.62 = 5.05309 and
-× e^-0.18 = 0.83527 to × e^0.79 = 2.20339. Ranges are shown to two significant figures, the low
+gives TTFT (-0.34, 1.78) and TPOT (-0.19, 0.69): × e^-0.34 = 0.71177 to × e^1.78 = 5.92986 and
+× e^-0.19 = 0.82696 to × e^0.69 = 1.99372 (no low bound here is near the datasheet's physics). Ranges are shown to two significant figures, the low
 end rounded down and the high end up.
 """
 
@@ -26,16 +26,16 @@ from core.scenario import Scenario
 
 LLAMA_8B_VLLM = {"model": "llama-3.1-8b", "gpu": "h100-sxm", "engine": "vllm"}
 EXPECTED_8B = {
-    # 61.437 ms × 0.71892 (e^-0.33) = 44.17 → 44; × 5.36556 (e^1.68) = 329.64 → 330
-    "Time to first token": "likely 44–330 ms",
-    # 7.4503 ms × 0.83527 (e^-0.18) = 6.2230 → 6.2; × 1.95424 (e^0.67) = 14.560 → 15
-    "Time per output token": "likely 6.2–15 ms",
-    # 44.17 + 3,725.13 × 0.83527 = 3,155.7 ms → 3.1 s; 329.64 + 3,725.13 × 1.95424 = 7,609.4 ms → 7.7 s
-    "Total latency": "likely 3.1–7.7 s",
-    # one user's stream is 1 ÷ TPOT: 1 ÷ 14.560 ms = 68.7 → 68; 1 ÷ 6.2230 ms = 160.7 → 170
-    "Each user's stream": "likely 68–170 tok/s",
-    # 500 tokens ÷ 7.6094 s = 65.7 → 65; ÷ 3.1557 s = 158.4 → 160
-    "Whole batch's output": "likely 65–160 tok/s",
+    # 61.437 ms × 0.71177 (e^-0.34) = 43.73 → 43; × 5.92986 (e^1.78) = 364.31 → 370
+    "Time to first token": "likely 43–370 ms",
+    # 7.4503 ms × 0.82696 (e^-0.19) = 6.1611 → 6.1; × 1.99372 (e^0.69) = 14.854 → 15
+    "Time per output token": "likely 6.1–15 ms",
+    # 43.73 + 3,725.13 × 0.82696 = 3,124.3 ms → 3.1 s; 364.31 + 3,725.13 × 1.99372 = 7,791.2 ms → 7.8 s
+    "Total latency": "likely 3.1–7.8 s",
+    # one user's stream is 1 ÷ TPOT: 1 ÷ 14.854 ms = 67.3 → 67; 1 ÷ 6.1611 ms = 162.3 → 170
+    "Each user's stream": "likely 67–170 tok/s",
+    # 500 tokens ÷ 7.7912 s = 64.2 → 64; ÷ 3.1243 s = 160.04 → 170
+    "Whole batch's output": "likely 64–170 tok/s",
 }
 CALIBRATED_8B = "calibrated on vLLM measurements at batch 1"
 
@@ -132,8 +132,8 @@ def test_the_latency_page_shows_the_ranges_and_the_band(llama_latency) -> None:
     }
     shown = captions(llama_latency)
     # total and throughput at M = 500, as on the Overview
-    assert "Engine: vLLM (MBU 73.0%, MFU 50.0%). At M = 500, total 3.79 s (likely 3.1–7.7 s)" in shown
-    assert "output 132 tok/s (likely 65–160 tok/s): the shaded band on the chart" in shown
+    assert "Engine: vLLM (MBU 73.0%, MFU 50.0%). At M = 500, total 3.79 s (likely 3.1–7.8 s)" in shown
+    assert "output 132 tok/s (likely 64–170 tok/s): the shaded band on the chart" in shown
     assert CALIBRATED_8B in shown
     names = chart_names(llama_latency)
     assert names[:2] == ["likely low", "likely range (about 80% of real servers)"]  # drawn first, under the line
@@ -157,8 +157,8 @@ def test_the_band_is_cores_total_range_at_every_length() -> None:
     low, high = band
     assert (low[0], high[0]) == (pytest.approx(rng.ttft_low_s), pytest.approx(rng.ttft_high_s))  # M = 0: TTFT's
     assert (low[-1], high[-1]) == (pytest.approx(rng.total_low_s), pytest.approx(rng.total_high_s))
-    # halfway: 44.17 + 1,862.56 × 0.83527 = 1,599.9 ms; 329.64 + 1,862.56 × 1.95424 = 3,969.5 ms
-    assert low[1] == pytest.approx(1.5999, rel=1e-3) and high[1] == pytest.approx(3.9695, rel=1e-3)
+    # halfway: 43.73 + 1,862.56 × 0.82696 = 1,584.0 ms; 364.31 + 1,862.56 × 1.99372 = 4,077.4 ms
+    assert low[1] == pytest.approx(1.5840, rel=1e-3) and high[1] == pytest.approx(4.0774, rel=1e-3)
     assert likely.latency_band(estimate(Scenario.lesson()), [3.50933]) is None
 
 
