@@ -294,7 +294,9 @@ class OpenLoopModel:
             ttft_q, ttft, wait = self._ttfts(rates, state, PERCENTILES)
             e2e = ttft + output * state.tpot_s
 
-        def finite(values: np.ndarray, otherwise: float = math.inf) -> np.ndarray:
+        served = np.where(self.fits > 0, np.minimum(rates, capacity), 0.0)  # what leaves the server per second
+
+        def finite(values: np.ndarray, otherwise: Quantity = math.inf) -> np.ndarray:
             return np.where(steady, values, otherwise)
 
         return OpenLoop(
@@ -312,8 +314,10 @@ class OpenLoopModel:
             queue_wait_s=finite(wait),
             mean_in_flight=finite(rates * e2e),
             tokens_per_s_per_user=finite(1 / state.tpot_s, 0.0),
-            output_tokens_per_s_per_gpu=finite(rates * output / gpus, 0.0),
-            total_tokens_per_s_per_gpu=finite(rates * (prompt + output) / gpus, 0.0),
+            # Past its capacity a server still emits at its capacity (the queue, not the output, grows):
+            # 20 requests/s offered to one that serves 19.14 is 19.14 × the reply's tokens, not 0.
+            output_tokens_per_s_per_gpu=finite(rates * output / gpus, served * output / gpus),
+            total_tokens_per_s_per_gpu=finite(rates * (prompt + output) / gpus, served * (prompt + output) / gpus),
         )
 
     def point(self, rate: float, capacity: float | None = None) -> OpenLoop:

@@ -52,7 +52,8 @@ def serve_json(scenario: Scenario, load: Load, result: ClosedLoop | OpenLoop) ->
         tpot_ms=_ms(float(result.tpot_s)),
         e2e_ms=_ms(float(result.e2e_s)),
         queue_wait_ms=_ms(float(result.queue_wait_s)),
-        tokens_per_s_per_user=float(result.tokens_per_s_per_user),
+        # Unbounded (past capacity, or nothing fits) a user's stream has no rate: null, as every unbounded latency.
+        tokens_per_s_per_user=float(result.tokens_per_s_per_user) if math.isfinite(float(result.tpot_s)) else None,
         output_tokens_per_s_per_gpu=float(result.output_tokens_per_s_per_gpu),
         total_tokens_per_s_per_gpu=float(result.total_tokens_per_s_per_gpu),
         max_concurrency_that_fits=result.max_concurrency_that_fits,
@@ -154,7 +155,13 @@ def _open_lines(result: OpenLoop) -> list[str]:
         f"so {result.utilisation:,.0%} busy; at most {result.max_concurrency_that_fits:,} fit in the KV cache"
     )
     if not math.isfinite(result.ttft_s):
-        return [head, "", "at or past capacity the queue grows without end: every latency is unbounded"]
+        served = f"{float(result.output_tokens_per_s_per_gpu):,.0f} output tokens/s per GPU"
+        return [
+            head,
+            "",
+            "at or past capacity the queue grows without end: every latency is unbounded",
+            f"throughput            {served} (what the server emits at its capacity)",
+        ]
     quantiles = " / ".join(f"{float(result.ttft_quantile_field(q)) / S_PER_MS:,.1f}" for q in (0.5, 0.9, 0.95, 0.99))
     return [
         head,

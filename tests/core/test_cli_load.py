@@ -99,9 +99,15 @@ def test_serve_open_loop_has_percentiles_and_says_when_it_saturates(capsys) -> N
     # Far past capacity the queue never empties: latencies are null (JSON has no infinity), still exit 0.
     code, out, _ = run_cli(capsys, *argv, "--request-rate", "1000", "--json")
     data = json.loads(out)
-    assert code == 0 and data["ttft_p95_ms"] is None and data["tokens_per_s_per_user"] == 0
+    assert code == 0 and data["ttft_p95_ms"] is None and data["tokens_per_s_per_user"] is None
+    # ... while the server still emits at its capacity (it read 0 tokens/s): capacity × the mean reply ÷ GPUs,
+    # the reply drawn at 80-100 % of its length (a mean of 0.9 of it).
+    capacity, gpus = data["capacity_requests_per_s"], data["gpu_count"]
+    assert data["output_tokens_per_s_per_gpu"] == pytest.approx(
+        capacity * float(data["scenario"]["out"]) * 0.9 / gpus, rel=1e-9
+    )
     _, out, _ = run_cli(capsys, *argv, "--request-rate", "1000")
-    assert "the queue grows without end" in out
+    assert "the queue grows without end" in out and "what the server emits at its capacity" in out
 
 
 def test_serve_text(capsys) -> None:
