@@ -13,16 +13,21 @@ def duration(seconds: float) -> str:
     """7.00 ms below a second, 3.51 s from one second up: the lesson's two scales."""
     if not math.isfinite(seconds):
         return "—"
-    if abs(seconds) < 1:
+    if _below_a_second(seconds, 2):
         return f"{seconds * 1e3:,.2f} ms"
     return f"{seconds:,.2f} s"
+
+
+def _below_a_second(seconds: float, ms_decimals: int) -> bool:
+    """Whether `seconds` still reads below 1,000 ms once rounded as shown (0.9999999 s is "1.00 s", not "1,000.00 ms")."""
+    return abs(round(seconds * 1e3, ms_decimals)) < 1000
 
 
 def durations(first: float, second: float) -> tuple[str, str]:
     """Two durations in one unit, the larger one's: ('2.11 s', '0.36 s'), never '2.11 s' vs '359.33 ms'."""
     if not (math.isfinite(first) and math.isfinite(second)):
         return duration(first), duration(second)
-    if max(abs(first), abs(second)) < 1:
+    if _below_a_second(max(abs(first), abs(second)), 2):
         return f"{first * 1e3:,.2f} ms", f"{second * 1e3:,.2f} ms"
     return f"{first:,.2f} s", f"{second:,.2f} s"
 
@@ -84,11 +89,13 @@ def usd(amount: float) -> str:
         return "—"
     if amount == 0:
         return "$0"
-    if abs(amount) >= 100:
+    # Each scale is chosen by the amount as it would be shown: $99.996 is "$100", not "$100.00", and
+    # $0.99999 "$1.00", not "$1.000".
+    if abs(round(amount, 2)) >= 100:
         return f"${amount:,.0f}"
-    if abs(amount) >= 1:
-        return f"${amount:,.2f}"
     decimals = max(2, 2 - math.floor(math.log10(abs(amount))))
+    if abs(amount) >= 1 or abs(round(amount, decimals)) >= 1:
+        return f"${amount:,.2f}"
     return f"${amount:.{decimals}f}"
 
 
