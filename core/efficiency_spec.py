@@ -54,7 +54,9 @@ class Efficiency:
         help="Model FLOPs utilisation: the share of peak compute real software reaches.",
     )  # fmt: skip
     step_overhead_s: float = described(
-        0.0, key="overhead", kind=float, label="Overhead per step (ms)", unit="ms", scale=S_PER_MS, low=0, high=1,
+        # 10 s: an engine's derived cost (its launches × layers) must fit under it at any layer count a model may
+        # have: HF transformers' 1.17 ms a layer × 1,000 layers is 1.17 s, past the 1 s bound this had (a link crashed).
+        0.0, key="overhead", kind=float, label="Overhead per step (ms)", unit="ms", scale=S_PER_MS, low=0, high=10,
         step=0.1, flag="--step-overhead-ms",
         help="A fixed cost of every forward pass (kernel launches, scheduling), ms: added to the GPU's time, or, "
         "with launches overlapping, the host's time per pass, which the GPU's work hides.",

@@ -525,3 +525,10 @@ def test_a_model_is_served_as_its_publisher_ships_it_unless_the_width_was_edited
     at = open_app(model="llama-3.1-8b")
     at.sidebar.selectbox(key="model").set_value("gpt-oss-120b").run()
     assert scenario(at).precision.weight_bits == 4.46
+
+
+def test_a_link_at_the_most_layers_opens(open_app) -> None:
+    # 1,000 layers under HF transformers (a 1.17 s step, past the old 1 s bound on a step's overhead) crashed
+    # the page through the link reader; it now opens and estimates.
+    at = open_app(model="llama-3.1-8b", engine="hf-transformers", layers="1000")
+    assert scenario(at).model.layers == 1000 and scenario(at).efficiency.step_overhead_s == pytest.approx(1.17)

@@ -254,7 +254,7 @@ def test_llama_cpp_on_a_gpu_with_its_own_backend_is_noted_not_changed(capsys):
         (["--gpu", ""], "--gpu", "a preset id such as toy-gpu"),
         (["--model", "gpt-9"], "--model", "a preset id such as toy-7b"),
         (["--layers", "32"], "--layers", "together"),
-        (["--step-overhead-ms", "5000"], "--step-overhead-ms", "from 0 to 1,000 ms"),
+        (["--step-overhead-ms", "50000"], "--step-overhead-ms", "from 0 to 10,000 ms"),
     ],
 )
 def test_bad_values_exit_2_with_one_line_naming_the_option(capsys, argv, option, range_text):

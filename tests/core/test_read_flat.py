@@ -309,3 +309,12 @@ def test_an_old_custom_efficiency_link_keeps_its_numbers_and_an_out_of_range_one
     _, scenario, warnings = read_flat({"eff": "custom", "allreduce": "1e12"}, Scenario)
     assert warnings == ["allreduce=1e12 is outside 0 to 100,000 µs: using 100,000."]
     assert scenario.efficiency.allreduce_latency_s == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("model_id", ["llama-3.1-8b", "mixtral-8x7b", "deepseek-v3"])
+def test_an_engines_cost_at_every_layer_count_a_model_may_have_reads(model_id: str) -> None:
+    # HF transformers' host launches a layer in 1.17 ms (+ 80 µs per MoE layer): at 1,000 layers, the most a
+    # link may give, its step costs 1.17-1.25 s, and the link raised "step_overhead_s must be <= 1" (a crash).
+    scenario, warnings = read({"model": model_id, "engine": "hf-transformers", "layers": "1000"})
+    assert warnings == [] and scenario.model.layers == 1000
+    assert scenario.efficiency.step_overhead_s == pytest.approx(1000 * (1.17e-3 + (80e-6 if scenario.model.is_moe else 0)))

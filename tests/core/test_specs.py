@@ -137,7 +137,7 @@ FIELDS = [
     Field(Precision, "compute_bits", "int", 4, False, 16, ">= 4 and <= 16", optional=True),
     Field(Efficiency, "mbu", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
     Field(Efficiency, "mfu", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
-    Field(Efficiency, "step_overhead_s", "float", 0, False, 1, ">= 0 and <= 1"),
+    Field(Efficiency, "step_overhead_s", "float", 0, False, 10, ">= 0 and <= 10"),
     Field(Efficiency, "sequence_overhead_s", "float", 0, False, 0.01, ">= 0 and <= 0.01"),
     Field(Efficiency, "allreduce_latency_s", "float", 0, False, 0.1, ">= 0 and <= 0.1"),
     Field(Efficiency, "request_overhead_s", "float", 0, False, 10, ">= 0 and <= 10"),
