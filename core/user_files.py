@@ -6,6 +6,8 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
+from core.fields import cut
+
 _WHY = {
     FileNotFoundError: "no such file",
     IsADirectoryError: "a folder, not a file",
@@ -19,7 +21,7 @@ def read_text(path: str | Path) -> str:
     if not str(path).strip():
         raise ValueError("no file named: give a CSV file's path")
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")  # Excel's "CSV UTF-8" starts with a byte-order mark
     except UnicodeDecodeError:
         raise ValueError(f"{path}: cannot be read: not UTF-8 text (save it as UTF-8 CSV)") from None
     except OSError as error:
@@ -57,3 +59,7 @@ def cells_match(row: Mapping[str | None, object], columns: int) -> None:
     """ValueError when a row has more or fewer cells than the header (csv.DictReader pads with None)."""
     if None in row or None in row.values():
         raise ValueError(f"its cells do not match the header's {columns} columns")
+    for column, cell in row.items():
+        # An escape sequence in a cell reached the terminal raw when a report printed it ("\x1b[2J" cleared it).
+        if isinstance(cell, str) and not cell.replace("\n", " ").isprintable():
+            raise ValueError(f"{column} holds a control character: {cut(repr(cell))}")

@@ -94,15 +94,19 @@ def _short_choices(message: str) -> str:
     return f"{message[: found.start()]}{found.group(1)} is not one of {', '.join(shown)}"
 
 
+PREDICTION_LOW, PREDICTION_HIGH = 1e-6, 1e9  # a guess at a latency, a ratio or an intensity, never past these
+
+
 def _prediction(text: str) -> float:
-    """One of the lab's four guesses: a finite number above 0 (argparse said "invalid float value: 'a'")."""
+    """One of the lab's four guesses: a number from 1e-6 to 1e9 (argparse said "invalid float value: 'a'"; 5e-324
+    divided the verdict by zero, 1e-300 printed a 300-digit "x too LOW")."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0):
+    if not PREDICTION_LOW <= value <= PREDICTION_HIGH:
         raise argparse.ArgumentTypeError(
-            f"each of P1-P4 must be a finite number above 0 (ms, x, FLOP/byte, x), got {cut(text)!r}"
+            f"each of P1-P4 must be a number from 0.000001 to 1,000,000,000 (ms, x, FLOP/byte, x), got {cut(text)!r}"
         )
     return value
 

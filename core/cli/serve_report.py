@@ -126,6 +126,8 @@ def serve_text(scenario: Scenario, load: Load, result: ClosedLoop | OpenLoop) ->
 
 def _closed_lines(result: ClosedLoop, load: Load) -> list[str]:
     c, fits = int(result.concurrency), result.max_concurrency_that_fits
+    if fits == 0:  # nothing runs: the line below says why; "inf ms" was printed for each latency
+        return [f"closed loop: {c:,} request{'s' * (c != 1)} in flight, none of which fits the KV cache", ""]
     waiting = f"; {c - int(result.running):,} wait for a slot" if result.running < c else ""
     if load.num_prompts is None:
         run = "the steady state"
@@ -153,7 +155,11 @@ def _open_lines(result: OpenLoop) -> list[str]:
     head = (
         f"open loop: {rate:,.3f} requests/s arriving at random (Poisson); capacity {capacity:,.3f}/s, "
         f"so {result.utilisation:,.0%} busy; at most {result.max_concurrency_that_fits:,} fit in the KV cache"
+        if result.max_concurrency_that_fits
+        else f"open loop: {rate:,.3f} requests/s arriving at random (Poisson), none of which fits the KV cache"
     )
+    if not result.max_concurrency_that_fits:
+        return [head, ""]
     if not math.isfinite(result.ttft_s):
         served = f"{float(result.output_tokens_per_s_per_gpu):,.0f} output tokens/s per GPU"
         return [

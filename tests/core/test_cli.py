@@ -272,11 +272,16 @@ def test_unknown_option_and_subcommand_exit_2(capsys):
     code, _, err = run_cli(capsys, "lab", "--predict", "0", "1", "1", "1")
     assert code == 2 and "--predict" in err
     # Which guesses and in what units, not argparse's "invalid float value: 'a'".
-    for bad in ("a", "nan", "inf", "-4"):
+    # 5e-324 divided the verdict by zero (a traceback); 1e-300 printed a 300-digit "x too LOW".
+    for bad in ("a", "nan", "inf", "-4", "5e-324", "1e-300", "1e300"):
         code, _, err = run_cli(capsys, "lab", "--predict", "7", "3", "1", bad)
         assert code == 2 and err.strip().endswith(
-            f"argument --predict: each of P1-P4 must be a finite number above 0 (ms, x, FLOP/byte, x), got {bad!r}"
+            "argument --predict: each of P1-P4 must be a number from 0.000001 to 1,000,000,000 "
+            f"(ms, x, FLOP/byte, x), got {bad!r}"
         )
+    # The ends of the range are guesses too: 1e-6 ms against 7 ms is 7,000,000x too low, said in a line.
+    code, out, _ = run_cli(capsys, "lab", "--predict", "0.000001", "1e9", "1", "1")
+    assert code == 0 and "7000000.0x too LOW" in out and "6666666.7x too HIGH" in out
 
 
 def test_lab_prints_the_reference_numbers(capsys):
@@ -470,6 +475,8 @@ H = "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n"
             "Llama-3.1-8B,bf16,H100-SXM,1,vllm,100,100,,0,1,1\n",
             "line 2: request_rate must be a positive number of requests per second, got '0'",
         ),
+        # An escape sequence in a GPU's name recoloured the terminal when the report printed it.
+        (f"{H}Llama-3.1-8B,fp8,B200\x1b[31mRED,1,trtllm,1,1,1,1,1\n", "line 2: gpu holds a control character"),
     ],
 )
 def test_a_bad_serving_file_exits_2_naming_the_option_and_the_line(capsys, tmp_path, text, says):
@@ -521,6 +528,11 @@ def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
         (lambda rows: _with(rows, "tflops_16", "inf"), "line 2: tflops_16 must be a number above 0, got 'inf'"),
         (lambda rows: _with(rows, "batch", "two"), "line 2: batch must be a whole number ≥ 1, got 'two'"),
         (lambda rows: rows[0] + "\na,b,c\n", "line 2: its cells do not match the header's 37 columns"),
+        # 1e300 GB/s is finite, its bytes per second are not: round() raised OverflowError (a traceback).
+        (lambda rows: _with(rows, "bandwidth_gb_s", "1e300"), "line 2: bandwidth_gb_s is too large"),
+        (lambda rows: _with(rows, "params_b", "1e300"), "line 2: params_b is too large"),
+        # An escape sequence reached the terminal raw in the report ("\x1b[2J" clears it).
+        (lambda rows: _with(rows, "engine", "vllm\x1b[31m"), "line 2: engine holds a control character"),
     ],
 )
 def test_a_bad_measurements_file_exits_2_naming_the_option(capsys, tmp_path, text, says):
@@ -545,6 +557,15 @@ def _with(rows: list[str], column: str, value: str) -> str:
     out = io.StringIO()
     csv.writer(out).writerows([header, first])
     return out.getvalue()
+
+
+def test_a_measurements_file_saved_by_excel_reads(capsys, tmp_path):
+    # Excel's "CSV UTF-8" starts with a byte-order mark: the file was said to lack its first column, source_id.
+    rows = _bundled("measurements_test.csv")
+    marked = tmp_path / "excel.csv"
+    marked.write_bytes(b"\xef\xbb\xbf" + rows.encode("utf-8"))
+    code, out, _ = run_cli(capsys, "calibrate", "--measurements-file", str(marked))
+    assert code == 0 and "This file: 97 measurements, 8 sources" in out
 
 
 @pytest.mark.parametrize("other", [["--set", "test"], ["--fit"], ["--load"], ["--serving-file", "x.csv"]])

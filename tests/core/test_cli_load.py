@@ -264,3 +264,15 @@ def test_serve_and_plan_as_processes() -> None:
     assert ok.returncode == 0 and "the API would cost" in ok.stdout
     bad = subprocess.run([sys.executable, "-m", "core", "serve", "--request-rate", "0"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "--request-rate" in bad.stderr
+
+
+@pytest.mark.parametrize("load", [["--concurrency", "64"], ["--request-rate", "3"]])
+def test_serve_says_when_nothing_fits_without_infinities(capsys, load) -> None:
+    # The toy 7B's 14 GB of weights on a 0.1 GB GPU: no KV cache, so nothing runs. The text printed
+    # "TTFT inf ms", "inf% busy"; it now says so in words, and the JSON keeps its nulls.
+    code, out, _ = run_cli(capsys, "serve", "--memory-gb", "0.1", *load)
+    assert code == 0 and "inf" not in out and "none of which fits the KV cache" in out
+    assert "the weights leave no room for a KV cache: nothing can run" in out
+    code, out, _ = run_cli(capsys, "serve", "--memory-gb", "0.1", *load, "--json")
+    data = json.loads(out)
+    assert data["max_concurrency_that_fits"] == 0 and data["ttft_ms"] is None and data["tokens_per_s_per_user"] is None

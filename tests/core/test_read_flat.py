@@ -317,4 +317,6 @@ def test_an_engines_cost_at_every_layer_count_a_model_may_have_reads(model_id: s
     # link may give, its step costs 1.17-1.25 s, and the link raised "step_overhead_s must be <= 1" (a crash).
     scenario, warnings = read({"model": model_id, "engine": "hf-transformers", "layers": "1000"})
     assert warnings == [] and scenario.model.layers == 1000
-    assert scenario.efficiency.step_overhead_s == pytest.approx(1000 * (1.17e-3 + (80e-6 if scenario.model.is_moe else 0)))
+    assert scenario.efficiency.step_overhead_s == pytest.approx(
+        1000 * (1.17e-3 + (80e-6 if scenario.model.is_moe else 0))
+    )
