@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 from typing import Any
 
 from core.cli.scenario_args import _dest, add_scenario_options, scenario_from_args
 from core.cli.spec_args import add_spec_options, spec_from_args
+from core.fields import inputs
 from core.flat_sections import INPUTS
 from core.load import Load
 from core.plan_spec import Plan
@@ -69,6 +69,22 @@ def refuse_unused(args: argparse.Namespace, command: str) -> None:
             raise ValueError(f"{option}: {command} does not use it; {why}")
 
 
+def _refuse_a_gpu_not_searched(args: argparse.Namespace, scenario: Scenario, spec: Plan) -> None:
+    """The scenario's GPU (and its edited numbers) only count when it is a candidate: given otherwise, it was
+    dropped without a word (`--gpu h100-sxm --gpu-price 0.01 --candidate-gpus h200` ranked h200 alone)."""
+    from core.candidates import candidate_gpus
+    from core.specs import GPU
+
+    typed = (["--gpu"] if args.gpu is not None else []) + [
+        described.option for _, described in inputs(GPU) if getattr(args, _dest(described.key), None) is not None
+    ]
+    if typed and scenario.gpu.id not in {gpu.id for gpu in candidate_gpus(scenario, spec)}:
+        raise ValueError(
+            f"{typed[0]}: plan does not use it; {scenario.gpu.id} is not one of the candidate GPUs "
+            + ("(add it to --candidate-gpus)" if spec.gpu_ids else "(it has no price: give it one with --gpu-price)")
+        )
+
+
 def _parsed(args: argparse.Namespace, spec_type: type, typical_engine: bool = False) -> tuple[Scenario, Any, Load]:
     """The scenario, the spec and the load; a bad value exits 2 with one line naming its option."""
     try:
@@ -77,14 +93,17 @@ def _parsed(args: argparse.Namespace, spec_type: type, typical_engine: bool = Fa
         scenario = scenario_from_args(args)
         if typical_engine:
             from core.compare import fleet_engine_id  # the price catalogue's module: only for a plan
-            from core.efficiency import efficiency_base
 
             # The plan's candidates are real GPUs: the lesson's ideal physics left on automatic (the
-            # default toy GPU's) searches on the typical engine instead, as the app's plan does.
+            # default toy GPU's) searches on the typical engine instead, as the app's plan does, with
+            # the efficiency numbers typed applied to it (--mbu 0.01 was dropped without a word).
             engine_id = fleet_engine_id(scenario, engine_chosen=args.eff is not None or bool(args.ideal))
             if engine_id != scenario.efficiency.label:
-                scenario = replace(scenario, efficiency=efficiency_base(engine_id, scenario.model))
-        return scenario, spec_from_args(args, spec_type), load
+                scenario = scenario_from_args(args, engine=engine_id)
+        spec = spec_from_args(args, spec_type)
+        if typical_engine:
+            _refuse_a_gpu_not_searched(args, scenario, spec)
+        return scenario, spec, load
     except ValueError as error:
         args.subparser.error(f"argument {error}")  # exits 2
         raise  # not reached: argparse's error() exits

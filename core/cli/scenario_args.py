@@ -116,10 +116,16 @@ def _known_model(flat: dict[str, str]) -> bool:
     return chosen == "custom" or chosen in presets.model_presets()
 
 
-def scenario_from_args(args: argparse.Namespace) -> Scenario:
-    """Build the Scenario; raises ValueError whose message starts with the offending option."""
+def scenario_from_args(args: argparse.Namespace, engine: str | None = None) -> Scenario:
+    """Build the Scenario; raises ValueError whose message starts with the offending option.
+
+    `engine`: the engine whose costs the typed efficiency numbers edit, in place of the one the options name
+    (the plan searches the typical engine where the lesson's ideal physics is only the default)."""
     try:
-        return Scenario.from_flat(flat_from_args(args))
+        flat = flat_from_args(args)
+        if engine is not None:
+            flat["engine"] = engine
+        return Scenario.from_flat(flat)
     except ValueError as error:
         message = with_options(str(error))
         if args.tflops is not None and all(getattr(args, _dest(k)) is None for k in LEGACY["--tflops"]):

@@ -214,6 +214,16 @@ def test_plan_defaults_to_the_typical_engine(capsys) -> None:
     _, out, _ = run_cli(capsys, "plan", "--model", "llama-3.1-8b", "--tensor-parallel", "1", "--json")
     assert json.loads(out)["engine"] == "typical"
 
+    # The efficiency numbers typed edit that engine: --mbu 0.01 was dropped without a word (the same table as
+    # without it). At 1 % of 3.35 TB/s, 16.06 GB of weights take 0.48 s a token: too slow for 30 tokens/s.
+    argv = ("plan", "--model", "llama-3.1-8b", "--candidate-gpus", "h100-sxm", "--tensor-parallel", "1",
+            "--weight-precisions", "16")  # fmt: skip
+    _, out, _ = run_cli(capsys, *argv, "--mbu", "0.01", "--json")
+    data = json.loads(out)
+    assert data["engine"] == "typical" and data["scenario"]["mbu"] == "0.01"
+    assert data["candidates"] == [] and data["failures"][0]["problem"] == "too slow to stream"
+    assert data["failures"][0]["reason"].startswith("streams 2.07 tokens/s even alone")
+
 
 @pytest.mark.parametrize(
     ("argv", "option", "allowed"),
@@ -231,6 +241,17 @@ def test_plan_defaults_to_the_typical_engine(capsys) -> None:
         (["plan", "--gpus", "2"], "--gpus", "plan does not use it; the plan tries every size in --tensor-parallel"),
         (["estimate", "--stream-overhead-us", "500"], "--stream-overhead-us", "estimate does not use it; one static"),
         (["plan", "--weight-bits", "8"], "--weight-bits", "plan does not use it; the plan tries every precision"),
+        # The scenario's GPU and its numbers count only as a candidate: given otherwise they were dropped unsaid.
+        (
+            ["plan", "--candidate-gpus", "h200", "--gpu", "h100-sxm", "--gpu-price", "0.01"],
+            "--gpu",
+            "plan does not use it; h100-sxm is not one of the candidate GPUs (add it to --candidate-gpus)",
+        ),
+        (
+            ["plan", "--memory-gb", "90"],
+            "--memory-gb",
+            "plan does not use it; toy-gpu is not one of the candidate GPUs (it has no price: give it one with --gpu-price)",
+        ),
         (["serve", "--num-prompts", "0"], "--num-prompts", "from 1 to 10,000,000 requests"),
         (["serve", "--concurrency", "4", "--num-prompts", "2"], "--num-prompts", "at least the concurrency (4)"),
         (["serve", "--request-rate", "2", "--num-prompts", "8"], "--num-prompts", "empty with a request rate"),
