@@ -146,6 +146,38 @@ def total_meaning(est: Estimate) -> str:
     return steps + ": a straight line in the reply's length."
 
 
+FIXED_LEADS = 0.5  # fixed costs above this share of the mean decode step set its pace, not the roofline
+
+
+def fixed_costs_lead(est: Estimate) -> str | None:
+    """The verdict when the engine's fixed costs are most of a decode step (None otherwise): more bandwidth or
+    fewer bits, the memory-bound advice, would shorten only the rest of it.
+
+    Example: DeepSeek-V3 on 8 × H200, typical engine, batch 1: 10.2 of the 11.3 ms step are 61 layers × (30 µs
+    launches + 80 µs of MoE routing) and 122 all-reduces × 26 µs; its weights' read is about 1 ms. It was called
+    memory-bound, with "a GPU with more memory bandwidth, or more GPUs" to move it.
+    """
+    d = est.decode
+    step_s = d.total_time_s / d.steps  # the mean step: its fixed costs, and the longer of its reads and maths
+    if d.host_bound or step_s <= 0 or d.fixed_time_s < FIXED_LEADS * step_s:
+        return None
+    roof = max(d.memory_time_s, d.compute_time_s)
+    parts = ["kernel launches per layer"]
+    if est.scenario.model.is_moe:
+        parts.append("the experts' routing")
+    if est.scenario.workload.gpu_count > 1:
+        parts.append(f"all-reduces across the {est.scenario.workload.gpu_count} GPUs")
+    fewer = " Fewer GPUs, where the model fits, mean fewer all-reduces." if est.scenario.workload.gpu_count > 1 else ""
+    return (
+        f"**Fixed costs set the pace.** Of each {fmt.ms(step_s)} decode step, "
+        f"{fmt.ms(d.fixed_time_s)} ({fmt.percent(d.fixed_time_s / step_s)}) is the engine's cost per step "
+        f"whatever it carries ({fmt.listed(parts)}); reading the weights and the KV cache takes {fmt.ms(roof)} "
+        f"({est.decode_bound}-bound). What would move it: a larger batch, which shares those costs among more "
+        f"requests; an engine with lower fixed costs.{fewer} Fewer bits per weight "
+        f"or more bandwidth would shorten only the {fmt.ms(roof)}."
+    )
+
+
 def batching_advice(est: Estimate, critical: int | None) -> str:
     """What batching can still buy, bounded by what fits in memory."""
     room, batch = est.memory.max_batch_that_fits, est.scenario.workload.batch_size
@@ -174,7 +206,9 @@ def memory_bound_advice(est: Estimate, critical: int | None) -> str:
     return first + "; fewer bits per weight (fewer bytes per step); a GPU with more memory bandwidth, or more GPUs."
 
 
-def memory_line(scenario: Scenario, plan: MemoryPlan) -> str:
+def memory_line(scenario: Scenario, plan: MemoryPlan, server_short: bool = False) -> str:
+    """The memory verdict; `server_short`: the datasheet's memory holds it, the engine's share does not
+    (`core.checks.engine_memory_problems`), so the verdict is the card's and a server holds no batch at all."""
     model, w = scenario.model, scenario.workload
     used = (
         f"Per GPU: weights {fmt.gigabytes(plan.weight_bytes_per_gpu)} + KV cache "
@@ -198,4 +232,7 @@ def memory_line(scenario: Scenario, plan: MemoryPlan) -> str:
             f"The largest batch that fits at {w.sequence_tokens:,} tokens per sequence: "
             f"**{plan.max_batch_that_fits:,}**."
         )
+    if server_short:
+        largest = largest.replace("that fits", "the card holds").removesuffix(".") + "; a server, none."
+        return f"Fits the card, not a server (the warning above says why). {used} {largest}"
     return f"{'Fits.' if plan.fits else 'Does not fit.'} {used} {largest}"

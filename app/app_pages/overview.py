@@ -8,6 +8,7 @@ from app import overview_text as words
 from app.capacity import PLAN_PAGE
 from app.compute import cached_critical_batch, cached_estimate
 from app.state import current_scenario
+from core.checks import engine_memory_problems
 from core.roofline import compute_idle_fraction
 
 scenario = current_scenario()
@@ -82,6 +83,8 @@ if step.host_bound:
         "lengthen. Fewer bits per weight or more bandwidth would not: the GPU already waits.",
         icon=":material/memory:",
     )
+elif (lead := words.fixed_costs_lead(est)) is not None:
+    st.info(f"{lead} {facts}", icon=":material/timer:")
 elif est.decode_bound == "memory":
     st.info(
         f"**Memory-bound.** {facts} The maths waits on reading the weights, compute idles "
@@ -99,10 +102,13 @@ else:
 
 st.subheader("Does it fit in memory?")
 plan = est.memory
-(st.success if plan.fits else st.error)(
-    words.memory_line(scenario, plan),
-    icon=":material/check_circle:" if plan.fits else ":material/error:",
-)
+if plan.fits and engine_memory_problems(scenario, plan):  # the card holds it, a server's share does not
+    st.warning(words.memory_line(scenario, plan, server_short=True), icon=":material/memory:")
+else:
+    (st.success if plan.fits else st.error)(
+        words.memory_line(scenario, plan),
+        icon=":material/check_circle:" if plan.fits else ":material/error:",
+    )
 st.caption(
     "Activations and framework overhead (a few GB per GPU) are not counted: near the edge, 'fits' is optimistic."
 )

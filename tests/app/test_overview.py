@@ -258,3 +258,30 @@ def test_the_walls_advice_asks_for_room_first_when_not_one_request_fits(open_app
     )
     assert "no more requests fit beside these" not in body
     assert body.count("fewer bits per weight") == body.count("fewer bits per weight or per KV value")  # said once
+
+
+def test_a_step_that_is_mostly_fixed_costs_is_not_called_memory_bound(open_app) -> None:
+    # DeepSeek-V3 (FP8, as it ships) on 8 × H200, typical engine, batch 1: each 11.32 ms decode step is 10.20 ms
+    # of fixed costs (61 layers × (30 µs launches + 80 µs MoE routing) = 6.71 ms, 122 all-reduces × 26 µs =
+    # 3.17 ms, 61 × 8 expert GEMMs × 0.5 µs = 0.24 ms, 68 µs for the sequence: 10.19) and 1.12 ms of reading
+    # its weights and cache. It was "Memory-bound", with
+    # "a GPU with more memory bandwidth, or more GPUs" to move it: neither would.
+    at = open_app(model="deepseek-v3", gpu="h200", gpus="8")
+    (wall,) = [i.value for i in at.main.info if "set the pace" in i.value or "bound" in i.value[:20]]
+    assert wall.startswith(
+        "**Fixed costs set the pace.** Of each 11.32 ms decode step, 10.20 ms (90.1%) is the engine's cost per step"
+    )
+    assert "reading the weights and the KV cache takes 1.12 ms (memory-bound)" in wall
+    assert "Fewer bits per weight or more bandwidth would shorten only the 1.12 ms." in wall
+    assert "**Memory-bound.**" not in wall
+    # Llama 3.1 8B on one H100 (1.03 of 6.50 ms fixed) stays memory-bound, with the memory advice.
+    (wall,) = [
+        i.value for i in open_app(model="llama-3.1-8b", gpu="h100-sxm").main.info if "**Memory-bound.**" in i.value
+    ]
+    assert "a GPU with more memory bandwidth" in wall
+
+
+def test_the_roofline_says_when_fixed_costs_set_the_pace(open_app) -> None:
+    at = open_app("roofline", model="deepseek-v3", gpu="h200", gpus="8")
+    text = "\n".join(c.value for c in at.main.caption) + "\n".join(m.value for m in at.main.markdown)
+    assert "Here they are 90.1% of the mean decode step (11.32 ms): they, not the roof, set its pace" in text

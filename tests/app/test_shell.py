@@ -195,12 +195,18 @@ def test_a_setup_a_server_would_not_start_is_warned_over_the_page(open_app) -> N
     # 8-bit Llama 3.1 70B (70.55 GB) fits an A100's 80 GB, so the Overview said "fits" while the Capacity
     # plan, sizing on the 68.78 GB the typical engine uses, said "does not fit": now the page says why.
     at = open_app(model="llama-3.1-70b", gpu="a100-80gb-sxm", wbits="8")
-    (warning,) = at.main.warning
+    warning, box = at.main.warning
     assert unescape(warning.value).replace("\\", "") == (
         "Llama 3.1 70B fits the 80.0 GB of 1 × NVIDIA A100 80GB SXM, but not what a server leaves itself: 70.5 GB "
         "of weights fill the 68.8 GB the typical engine may use on 1 × 80 GB; a real server would not start it, and "
         "the Capacity plan counts it as not fitting."
     )
+    # The page's own memory box agrees with it: it said "Fits." in green under that warning.
+    # 70.55 GB + one 700-token sequence's 700 × 327,680 B = 0.23 GB of KV fit the card's 80 GB, and
+    # (80 - 70.55) ÷ 0.229 = 41.2 → 41 sequences would; a server's 68.8 GB holds not even the weights.
+    assert box.value.startswith("Fits the card, not a server (the warning above says why). Per GPU: weights 70.55 GB")
+    assert box.value.endswith("The largest batch the card holds at 700 tokens per sequence: **41**; a server, none.")
+    assert not [s for s in at.main.success if "Fits." in s.value]
 
 
 @pytest.mark.parametrize(
