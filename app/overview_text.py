@@ -83,6 +83,8 @@ def self_hosting_line(scenario: Scenario) -> str:
             f" The prices above are {plain(scenario.pricing.api_model)}'s; these latencies are the self-hosted "
             "model's, not that API's."
         )
+        if not scenario.model.has_attention_shape:  # a product manager's API beside the lesson's toy
+            line += " The model is still the lesson's toy: pick the open model you would run before comparing."
     return line
 
 

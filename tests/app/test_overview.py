@@ -285,3 +285,15 @@ def test_the_roofline_says_when_fixed_costs_set_the_pace(open_app) -> None:
     at = open_app("roofline", model="deepseek-v3", gpu="h200", gpus="8")
     text = "\n".join(c.value for c in at.main.caption) + "\n".join(m.value for m in at.main.markdown)
     assert "Here they are 90.1% of the mean decode step (11.32 ms): they, not the roof, set its pace" in text
+
+
+def test_an_api_beside_the_lessons_toy_says_to_pick_a_model(open_app) -> None:
+    # A product manager who picks GPT-4o read the toy 7B's 2.14 s as a latency beside its bill.
+    at = open_app(api="openai/gpt-4o")
+    (line,) = [c.value for c in at.main.caption if c.value.startswith("If you served the replies yourself")]
+    assert line.endswith(
+        "these latencies are the self-hosted model's, not that API's. The model is still the lesson's toy: pick the "
+        "open model you would run before comparing."
+    )
+    real = open_app(api="openai/gpt-4o", model="llama-3.1-8b", gpu="h100-sxm")
+    assert not [c for c in real.main.caption if "still the lesson's toy" in c.value]
