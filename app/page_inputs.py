@@ -20,7 +20,7 @@ from core.load import Load
 from core.plan_spec import Plan
 
 # The Latency line page's simulations: which of the lab's reply lengths it draws.
-SIMULATIONS = {"part1": "Part 1's seven replies (1 to 800 tokens)", "part3": "Part 3's short and long reply"}
+SIMULATIONS = {"part1": "Part 1's seven replies, scaled to yours", "part3": "Part 3's short and long reply"}
 
 # The lesson's four predictions: (key, label, unit, help); each a positive number, empty until guessed.
 PREDICTIONS = (

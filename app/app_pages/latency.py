@@ -86,7 +86,9 @@ line_figure = compute.shared_figure(
 st.plotly_chart(config=PLOTLY_CONFIG, figure_or_data=line_figure)
 capped = f" Simulated up to {fmt.count(max(sim_tokens))} tokens to keep the page fast."
 st.caption(
-    f"Seed {seed}, {SIMULATIONS[simulation]}: each of the {fmt.count(sum(sim_tokens))} simulated decode steps takes "
+    # The lengths as drawn: "1 to 800 tokens" was the label's, true only for a 500-token reply (640 at 400).
+    f"Seed {seed}, {SIMULATIONS[simulation]} ({fmt.listed([fmt.count(t) for t in sim_tokens])} tokens): each of the "
+    f"{fmt.count(sum(sim_tokens))} simulated decode steps takes "
     f"TPOT × (1 ± up to {JITTER:.0%}). Least squares fits the slope (TPOT, "
     f"{fmt.percent(abs(sim_fit.tpot_s / est.tpot_s - 1))} off the model's) and the intercept (TTFT, "
     f"{fmt.percent(abs(sim_fit.ttft_s / est.ttft_s - 1))} off: it carries the jitter of every step"

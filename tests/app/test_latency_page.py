@@ -244,3 +244,12 @@ def test_a_host_bound_engine_reads_no_mbu_and_names_your_hosts_pace(open_app):
     said = " ".join(i.value for i in at.main.info)
     assert "waits on the host's kernel launches (37.4 ms a step on this engine)" in said
     assert "33.400 ms as 'Overhead per step' under Efficiency numbers makes the model's steps yours" in said
+
+
+def test_the_simulated_lengths_are_the_ones_drawn(open_app):
+    # Part 1's lengths scale with the reply: at 400 output tokens 1, 20, 40, 80, 160, 320, 640 (0.8 × 1 to 800,
+    # the first kept at 1), where the label said "1 to 800 tokens" whatever the reply.
+    caption = text(open_app("latency", out="400"))
+    assert "Part 1's seven replies, scaled to yours (1, 20, 40, 80, 160, 320 and 640 tokens)" in caption
+    assert "1 to 800" not in caption
+    assert "(1, 25, 50, 100, 200, 400 and 800 tokens)" in text(open_app("latency"))
