@@ -39,6 +39,10 @@ def test_the_labs_jitter_is_said_only_on_the_labs_machine(open_app) -> None:
     at = open_app(PAGE, model="llama-3.1-70b", gpu="h100-sxm", gpus="2", wbits="8")
     assert not any("without jitter" in c.value for c in at.main.caption)
     assert "Latency, 500 vs 50 tokens" in metrics(at)
+    # ... and its two lengths: at a short reply of 100 (the card's "500 vs 100 tokens 4.9x") or a 300-token
+    # reply, "its 500- vs 50-token replies measure 9.7x" beside it read as a contradiction.
+    for link in ({"short": "100"}, {"out": "300"}):
+        assert not any("without jitter" in c.value for c in open_app(PAGE, **link).main.caption), link
 
 
 def test_the_latencies_beside_an_apis_prices_say_whose_they_are(open_app) -> None:
