@@ -9,6 +9,7 @@ this layout are in `core.flat`.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -108,10 +109,22 @@ def read_base(section: Section, flat: Mapping[str, str], specs: dict[str, Any]) 
     known = presets.model_presets() if section.name == "model" else presets.gpu_presets()
     chosen = given if given is not None else presets.TOY_MODEL_ID if section.name == "model" else presets.TOY_GPU_ID
     if chosen != CUSTOM_ID and chosen not in known:
-        raise ValueError(
-            f"{section.base_key} must be 'custom' or a preset id such as {next(iter(known))}, got {cut(chosen)!r}"
-        )
+        # As a wrong API id is answered with the closest ones: 'h200-sxm' is h200, 'a100-80gb' a100-80gb-sxm.
+        near = _closest_presets(chosen, known)
+        hint = f"closest: {', '.join(near)}" if near else f"such as {next(iter(known))}"
+        raise ValueError(f"{section.base_key} must be 'custom' or a preset id ({hint}), got {cut(chosen)!r}")
     return chosen
+
+
+def _closest_presets(given: str, known: Mapping[str, Any], count: int = 3) -> list[str]:
+    """Preset ids that look like `given`: those it starts or is started by first, then near spellings."""
+    wanted = given.strip().lower()
+    if not wanted:
+        return []
+    prefixed = [i for i in known if i.startswith(wanted) or wanted.startswith(i)]
+    prefixed.sort(key=lambda i: -len(i) if wanted.startswith(i) else len(i))
+    near = difflib.get_close_matches(wanted, list(known), n=count, cutoff=0.6)
+    return list(dict.fromkeys(prefixed + near))[:count]
 
 
 def section_base(section: Section, base: str | None, model: Any = None) -> Any:

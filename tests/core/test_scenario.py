@@ -179,9 +179,19 @@ def test_edited_efficiency_travels_as_its_base_and_the_edits() -> None:
         ),
         pytest.param({"wbits": ""}, r"^wbits must be a number from 1 to 32 bits, got ''$", id="empty"),
         pytest.param(
-            {"model": "llama-9"}, r"^model must be 'custom' or a preset id such as toy-7b, got 'llama-9'$", id="model"
+            # The closest ids, as a wrong API id is answered.
+            {"model": "llama-9"},
+            r"^model must be 'custom' or a preset id \(closest: llama-2-7b, llama-2-70b, llama-2-13b\), got 'llama-9'$",
+            id="model",
         ),
-        pytest.param({"gpu": "h100"}, r"^gpu must be 'custom' or a preset id such as toy-gpu, got 'h100'$", id="gpu"),
+        pytest.param(
+            {"gpu": "h100"},
+            r"^gpu must be 'custom' or a preset id \(closest: h100-sxm, h100-pcie, h200\), got 'h100'$",
+            id="gpu",
+        ),
+        pytest.param(
+            {"gpu": "zzz"}, r"^gpu must be 'custom' or a preset id \(such as toy-gpu\), got 'zzz'$", id="none"
+        ),
         pytest.param(
             {"engine": "mine"},
             r"^engine must be one of auto, ideal, typical, vllm, trtllm, sglang, llama.cpp, llama.cpp-metal, llama.cpp-radeon, mlx, "
