@@ -33,6 +33,7 @@ from pathlib import Path
 
 from core import presets
 from core.engine import ENGINES, EngineProfile
+from core.fields import inputs, own_bounds
 from core.lengths import RequestLengths
 from core.load import Load
 from core.replica import Replica
@@ -53,6 +54,9 @@ _WEIGHTS = {"fp16": "bf16", "bfloat16": "bf16", "float16": "bf16", "fp4": "nvfp4
 # Engines as benchmarks write them, letters and digits only ("TensorRT-LLM", "trt", "TRT LLM").
 _ENGINE_NAMES = {"tensorrtllm": "trtllm", "trt": "trtllm", "llamacpp": "llama.cpp"}
 REQUESTS_PER_SLOT = 10  # --num-prompts 10 × concurrency
+# The load's own bounds (serve --request-rate, --length-low-fraction), read from its descriptions.
+RATE_LOW, RATE_HIGH = (float(b) for b in own_bounds(dict(inputs(Load))["request_rate_per_s"]))
+FRACTION_LOW = float(own_bounds(dict(inputs(Load))["length_low_fraction"])[0])
 LOW_FRACTION = 0.8  # --random-range-ratio 0.8
 # The benchmark's server flags, per engine.
 _FLAGS = {"vllm": {"max_batched_tokens": 8192}, "trtllm": {"max_batched_tokens": 16384}}
@@ -192,6 +196,10 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
     rate = None if concurrency is not None else float(rate_text)
     if rate is not None and not (0 < rate < math.inf):
         raise ValueError(f"request_rate must be a positive number of requests per second, got {rate_text[:20]!r}")
+    if rate is not None and not RATE_LOW <= rate <= RATE_HIGH:  # serve --request-rate's range
+        raise ValueError(
+            f"request_rate must be from {RATE_LOW:g} to {RATE_HIGH:,.0f} requests/s, got {rate_text[:20]!r}"
+        )
     numbers = (whole(row, "tp"), whole(row, "isl"), whole(row, "osl"))
     num_prompts, low_fraction = _harness(row, concurrency)
     compute_text = (row.get("compute_bits") or "").strip()
@@ -236,10 +244,12 @@ def _harness(row: dict[str, str], concurrency: int | None) -> tuple[int | None, 
     num_prompts = whole(row, "num_prompts") if prompts_text else None
     if concurrency is not None:  # the rule `serve --num-prompts` follows, in one place
         Load(concurrency=concurrency, num_prompts=num_prompts)
+    elif num_prompts is not None:  # it was dropped without a word; serve refuses the same pair
+        raise ValueError("num_prompts must be empty with a request_rate (an open loop's arrivals do not stop)")
     low_fraction = float(fraction_text) if fraction_text else LOW_FRACTION
-    if not 0.01 <= low_fraction <= 1:
+    if not FRACTION_LOW <= low_fraction <= 1:  # serve --length-low-fraction's range
         raise ValueError(
-            f"length_low_fraction must be between 0.01 and 1 (1: fixed lengths), got {fraction_text[:20]!r}"
+            f"length_low_fraction must be between {FRACTION_LOW:g} and 1 (1: fixed lengths), got {fraction_text[:20]!r}"
         )
     return num_prompts, low_fraction
 

@@ -29,6 +29,10 @@ def read_text(path: str | Path) -> str:
         raise ValueError(f"{path}: cannot be read: {why}") from None
 
 
+NUMBER_FLOOR, NUMBER_CEILING = 1e-6, 1e15  # a cell's number, in the file's own unit (ms, GB/s, billions)
+WHOLE_CEILING = 1e9  # a count or a length
+
+
 def number(row: Mapping[str, str | None], column: str, *, whole: bool = False, optional: bool = False) -> float | None:
     """A cell as a finite number above 0 (a whole one ≥ 1 with `whole`), or None when `optional` and empty.
 
@@ -47,7 +51,17 @@ def number(row: Mapping[str, str | None], column: str, *, whole: bool = False, o
         value = math.nan
     if not (math.isfinite(value) and value > 0 and (not whole or (value.is_integer() and value >= 1))):
         raise ValueError(f"{column} must be {allowed}, got {text[:20]!r}")
+    # No measured figure, count or datasheet number lies past these: a time of 1e-300 ms printed a 300-digit
+    # error, a length of 1e30 was echoed back as 1000000000000000019884624838656.
+    low, high = (1, WHOLE_CEILING) if whole else (NUMBER_FLOOR, NUMBER_CEILING)
+    if not low <= value <= high:
+        raise ValueError(f"{column} must be {'a whole number' if whole else 'a number'} from {_shown(low)} to "
+                         f"{_shown(high)}, got {text[:20]!r}")  # fmt: skip
     return value
+
+
+def _shown(bound: float) -> str:
+    return f"{bound:,.0f}" if bound >= 1 else f"{bound:.6f}".rstrip("0")  # 0.000001, 1,000,000,000
 
 
 def whole(row: Mapping[str, str | None], column: str) -> int:

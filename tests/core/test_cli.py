@@ -475,6 +475,21 @@ H = "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n"
             "Llama-3.1-8B,bf16,H100-SXM,1,vllm,100,100,,0,1,1\n",
             "line 2: request_rate must be a positive number of requests per second, got '0'",
         ),
+        # A length of 1e30 was echoed as 1000000000000000019884624838656; a rate beside num_prompts was dropped.
+        (
+            f"{H}Llama-3.1-8B,fp8,H100-SXM,1,vllm,1e30,1,1,1,1\n",
+            "line 2: isl must be a whole number from 1 to 1,000,000,000",
+        ),
+        (
+            "model,weights,gpu,tp,engine,isl,osl,concurrency,request_rate,num_prompts,ttft_ms,tpot_ms\n"
+            "Llama-3.1-8B,bf16,H100-SXM,1,vllm,100,100,,2,10,1,1\n",
+            "line 2: num_prompts must be empty with a request_rate",
+        ),
+        (
+            "model,weights,gpu,tp,engine,isl,osl,concurrency,request_rate,ttft_ms,tpot_ms\n"
+            "Llama-3.1-8B,bf16,H100-SXM,1,vllm,100,100,,1e-9,1,1\n",
+            "line 2: request_rate must be from 0.0001 to 1,000,000 requests/s, got '1e-9'",
+        ),
         # An escape sequence in a GPU's name recoloured the terminal when the report printed it.
         (f"{H}Llama-3.1-8B,fp8,B200\x1b[31mRED,1,trtllm,1,1,1,1,1\n", "line 2: gpu holds a control character"),
     ],
@@ -529,8 +544,13 @@ def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
         (lambda rows: _with(rows, "batch", "two"), "line 2: batch must be a whole number ≥ 1, got 'two'"),
         (lambda rows: rows[0] + "\na,b,c\n", "line 2: its cells do not match the header's 37 columns"),
         # 1e300 GB/s is finite, its bytes per second are not: round() raised OverflowError (a traceback).
-        (lambda rows: _with(rows, "bandwidth_gb_s", "1e300"), "line 2: bandwidth_gb_s is too large"),
-        (lambda rows: _with(rows, "params_b", "1e300"), "line 2: params_b is too large"),
+        (
+            lambda rows: _with(rows, "bandwidth_gb_s", "1e300"),
+            "line 2: bandwidth_gb_s must be a number from 0.000001 to 1,000,000,000,000,000, got '1e300'",
+        ),
+        (lambda rows: _with(rows, "params_b", "1e300"), "line 2: params_b must be a number from 0.000001 to"),
+        # A measured time of 1e-300 ms printed a 300-digit error.
+        (lambda rows: _with(rows, "value", "1e-300"), "line 2: value must be a number from 0.000001 to"),
         # An escape sequence reached the terminal raw in the report ("\x1b[2J" clears it).
         (lambda rows: _with(rows, "engine", "vllm\x1b[31m"), "line 2: engine holds a control character"),
     ],
