@@ -36,6 +36,7 @@ from core.fields import (
     resolved_bounds,
 )
 from core.flat_sections import (
+    ALIAS_KEYS,
     EFFICIENCY_BASES,
     FIELD_KEYS,
     FLAT_KEYS,
@@ -215,7 +216,11 @@ def read_flat(
     warnings: list[str] = []
     if len(raw) > MAX_KEYS:  # said, so that "and 195 more" below is not read as every unknown key
         warnings.append(f"Read only the first {MAX_KEYS} of the link's {len(raw):,} parameters.")
-    items = list(with_aliases(dict(list(raw.items())[:MAX_KEYS])).items())
+    kept = dict(list(raw.items())[:MAX_KEYS])
+    for old, new in ALIAS_KEYS.items():  # eff=vllm&engine=sglang took sglang without a word
+        if old in kept and new in kept and str(kept[old]) != str(kept[new]):
+            warnings.append(f"Ignored {old}={cut(str(kept[old]))}: it is {new}'s older name, and {new} is given.")
+    items = list(with_aliases(kept).items())
     unknown = [str(k) for k, _ in items if k not in FLAT_KEYS and k not in other_keys]
     if unknown:
         # A key with spaces around it is quoted: "prompt " read as the known key "prompt".

@@ -320,3 +320,11 @@ def test_an_engines_cost_at_every_layer_count_a_model_may_have_reads(model_id: s
     assert scenario.efficiency.step_overhead_s == pytest.approx(
         1000 * (1.17e-3 + (80e-6 if scenario.model.is_moe else 0))
     )
+
+
+def test_an_older_key_beside_its_new_name_is_said() -> None:
+    # eff= is engine='s older name: both given, engine wins (as before), now with a word (the CLI refuses the pair).
+    scenario, warnings = read({"eff": "vllm", "engine": "sglang"})
+    assert scenario.efficiency.label == "sglang"
+    assert warnings == ["Ignored eff=vllm: it is engine's older name, and engine is given."]
+    assert read({"eff": "vllm", "engine": "vllm"})[1] == [] and read({"eff": "vllm"})[0].efficiency.label == "vllm"
