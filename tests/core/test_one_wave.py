@@ -105,7 +105,7 @@ def test_a_row_with_as_many_prompts_as_its_cap_is_one_wave(tmp_path):
     ("cells", "message"),
     [
         ("100,,2480,27.7,50,1", "line 2: num_prompts must be at least the concurrency"),
-        ("100,,2480,27.7,100,1.5", "line 2: length_low_fraction must be between 0.01 and 1"),
+        ("100,,2480,27.7,100,1.5", "line 2: length_low_fraction must be between 0.05 and 1"),
         ("100,,2480,27.7,many,1", "line 2: num_prompts must be a whole number ≥ 1, got 'many'"),
     ],
 )
