@@ -89,5 +89,6 @@ def prompts_per_iteration(arrivals_per_iteration: Quantity, most: Quantity) -> Q
     least 1. Example: a = 1 → 1 / (1 − 1/e) = 1.582; a → 0 → 1.
     """
     a = np.maximum(arrivals_per_iteration, 1e-300)
-    mean = np.where(a < 1e-8, 1 + a / 2, a / -np.expm1(-a))  # exactly 1 with no arrivals
-    return np.minimum(np.maximum(mean, 1.0), most)  # np.clip's overhead, 3x, shows in a plan's search
+    # expm1 keeps a / (1 − e^(−a)) exact down to a = 1e-300 (1 + a/2 to the last bit below 1e-8, 1 at 1e-300),
+    # so no branch for small a: the closed loop asks this twice per evaluation of its solve.
+    return np.minimum(np.maximum(a / -np.expm1(-a), 1.0), most)  # np.clip's overhead, 3x, shows in a plan's search

@@ -66,7 +66,9 @@ def test_shipped_profiles_are_the_fit_on_every_row():
 
 # Pinned at the values `python -m core calibrate --load` printed when the fits were frozen,
 # with 0.2 points of slack for floating-point noise only. Targets: 15 % TPOT, 30 % TTFT.
-PINNED = {"gpu": (10.5, 17.6), "gpu-reverse": (11.7, 27.6), "engine": (16.4, 15.5), "engine-reverse": (14.9, 12.5)}
+# (engine-reverse's TTFT 12.5 and gpu-reverse's 27.6 before an iteration's prompts were sized on a TPOT, not a
+# plain decode: 12.9 and 27.8; the fits were not redone.)
+PINNED = {"gpu": (10.5, 17.6), "gpu-reverse": (11.7, 27.8), "engine": (16.4, 15.5), "engine-reverse": (14.9, 12.9)}
 
 
 @pytest.mark.parametrize("split", SPLITS, ids=lambda s: s.name)
