@@ -13,6 +13,7 @@ from dataclasses import replace
 import streamlit as st
 
 from app import compute, page_inputs
+from app import formatting as fmt
 from app.likely import engine_name
 from core.compare import fleet_engine_id
 from core.efficiency import efficiency_base
@@ -66,3 +67,26 @@ def precision_note(scenario: Scenario, result: CapacityPlan) -> str | None:
         f"The plan's weights are {best.setup.precision_name}, not the sidebar's {bits:g}-bit: it tries each "
         f"precision in its list.{quality}{keep}"
     )
+
+
+def own_gpu_note(scenario: Scenario, result: CapacityPlan) -> str | None:
+    """When the cheapest fleet is on another GPU than the sidebar's, the cheapest on the sidebar's too (or why none).
+
+    An engineer who set 2 × H100 was told "8 × NVIDIA B200 … $13,839" with no word of the H100s, whose cheapest
+    fleet ($41,958) sat at rank 9 of the table."""
+    best, own = result.best, scenario.gpu
+    if best is None or best.setup.gpu.id == own.id:
+        return None
+    mine = [o for o in result.ranked if o.setup.gpu.id == own.id]
+    if mine:
+        o = mine[0]
+        tp = o.setup.gpus_per_replica
+        shape = "each GPU a replica" if tp == 1 else f"{tp} GPUs per replica"
+        return (
+            f"On the sidebar's GPU, {own.name}: {o.total_gpus_at_peak or 0:,} GPUs at the peak ({shape}, weights in "
+            f"{o.setup.precision_name}), {fmt.usd(o.monthly_cost_usd or 0.0)} a month autoscaled, "
+            f"rank {result.ranked.index(o) + 1} of {len(result.ranked)}."
+        )
+    if any(o.setup.gpu.id == own.id for o in result.options):
+        return f"On the sidebar's GPU, {own.name}, no fleet meets every target: its rows under 'Not ranked' say why."
+    return f"The sidebar's GPU, {own.name}, is not among the candidates (it has no price, or is not in the list)."

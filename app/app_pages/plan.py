@@ -32,9 +32,9 @@ elif not scenario.model.has_attention_shape:  # the lesson's toy: its verdict is
     st.info(plain(recommendation(result), 700), icon=":material/info:")
 else:
     st.success(plain(recommendation(result), 600), icon=":material/dns:")
-precision_note = capacity.precision_note(scenario, result)
-if precision_note:
-    st.caption(precision_note)
+for note in (capacity.own_gpu_note(scenario, result), capacity.precision_note(scenario, result)):
+    if note:
+        st.caption(plain(note, 400))
 cols = st.columns(4)
 if best is not None:
     cols[0].metric("Self-hosted, autoscaled", fmt.usd(best.monthly_cost_usd or 0.0),

@@ -168,3 +168,20 @@ def test_a_gpu_discount_in_the_link_lowers_the_fleets_bill(open_app) -> None:
     assert shown["The API"] == "$75,000"
     assert at.number_input(key="discount").value == 40
     assert any("less the 40.0% discount asked" in c.value for c in at.caption)
+
+
+def test_the_sidebars_own_gpu_is_said_beside_a_cheaper_one(open_app) -> None:
+    # The sidebar's 2 × H100; the cheapest fleet is on H200s. An engineer was told of the H200s alone: now also
+    # the cheapest on H100s, its place in the table and its bill, from the same plan (core_plan's ranked rows).
+    result = core_plan()
+    mine = next(o for o in result.ranked if o.setup.gpu.id == "h100-sxm")
+    at = open_app("plan", **LINK, **SMALL)
+    (note,) = [n for n in (unescape(c.value).replace("\\", "") for c in at.main.caption) if "sidebar's GPU" in n]
+    assert result.best.setup.gpu.id == "h200"
+    assert note == (
+        f"On the sidebar's GPU, NVIDIA H100 SXM 80GB: {mine.total_gpus_at_peak} GPUs at the peak (2 GPUs per replica, "
+        f"weights in 8-bit), ${mine.monthly_cost_usd:,.0f} a month autoscaled, rank 3 of {len(result.ranked)}."
+    )
+    # Not said when the cheapest is the sidebar's own GPU.
+    other = open_app("plan", **{**LINK, "gpu": "h200"}, **SMALL)
+    assert not [c for c in other.main.caption if "On the sidebar's GPU" in unescape(c.value).replace("\\", "")]
