@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -124,6 +125,16 @@ def test_the_cost_split_shows_the_rate_a_long_prompt_tier_paid() -> None:
     assert table.loc["output", "USD per million tokens"] == pytest.approx(15.0)
     # 250,000 × 2.5e-6 + 500 × 15e-6 = $0.625 + $0.0075
     assert table["USD per reply"].sum() == pytest.approx(0.6325)
+
+
+def test_a_price_nobody_set_is_not_shown_for_tokens_nobody_billed() -> None:
+    # GPT-4o lists no cache-write price and the reply writes no cache: the row showed the input's $2.50.
+    scenario = Scenario.from_flat({"api": "openai/gpt-4o"})
+    table = bill_charts.cost_split_table(scenario, estimate(scenario))
+    assert scenario.pricing.cache_write_usd_per_million_tokens is None
+    assert math.isnan(table.loc["cache writes", "USD per million tokens"])
+    assert table.loc["input (uncached prompt)", "USD per million tokens"] == pytest.approx(2.5)
+    assert table.loc["cached input (cache reads)", "USD per million tokens"] == pytest.approx(1.25)  # listed, unused
 
 
 def test_a_free_api_has_no_shares_rather_than_a_division_by_zero() -> None:
