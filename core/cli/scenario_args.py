@@ -135,6 +135,11 @@ def scenario_from_args(args: argparse.Namespace, engine: str | None = None) -> S
 
 
 _BOUND_KEY = re.compile(r"\((\w+(?:, \w+)*)\)")
+# A spec's rule across fields names them as fields ("active_params must be below total_params"): said with
+# the flags people type. Only names with an underscore: "experts" or "layers" in a sentence is a word.
+_FIELD_NAME = re.compile(
+    r"\b(?:" + "|".join(sorted((f for f in FIELD_KEYS if "_" in f), key=len, reverse=True)) + r")\b"
+)
 
 
 def with_options(message: str) -> str:
@@ -148,6 +153,7 @@ def with_options(message: str) -> str:
         ),
         message,
     )
+    message = _FIELD_NAME.sub(lambda m: option_of(FIELD_KEYS[m[0]]), message)
     first, _, rest = message.partition(" ")
     key = first.rstrip(":,")
     if key in INPUTS and first.endswith(":"):

@@ -829,3 +829,24 @@ def test_more_experts_per_token_than_the_active_share_holds_is_said_in_billions(
     code, _, err = run_cli(capsys, "estimate", "--model", "mixtral-8x7b", "--experts-per-token", "7")
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "= 40.86 billion (7 routed experts), got 12.88 billion" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        # A rule across fields named them as fields ("active_params", "experts_per_token", "weight_bits"): now
+        # the flags that fix it. Mixtral with 3 experts, 2 a token: active ≥ 46.70 × 2 ÷ 3 = 31.13 billion.
+        (
+            ["--model", "mixtral-8x7b", "--experts", "3"],
+            "--active-params-b must be ≥ total × --experts-per-token ÷ experts = 31.13 billion (2 routed experts)",
+        ),
+        (
+            ["--model", "llama-3.1-8b", "--experts", "8", "--experts-per-token", "2"],
+            "--active-params-b must be below --params-b (8.03 billion) for a mixture of experts",
+        ),
+        (["--compute-bits", "4", "--gpu", "b200"], "--compute-bits 4 multiplies 4-bit weights: set --weight-bits to 4"),
+    ],
+)
+def test_a_rule_across_fields_names_the_flags(capsys, argv, says):
+    code, _, err = run_cli(capsys, "estimate", *argv)
+    assert code == 2 and says in err and "_" not in err.split("error: ", 1)[1]
