@@ -119,11 +119,11 @@ def test_a_real_engine_shows_likely_ranges_and_the_band(page: Page) -> None:
     # Llama 3.1 8B on an H100 under vLLM: tests/app/test_likely_ranges.py derives these from core.ranges.
     open_page(page, "/?model=llama-3.1-8b&gpu=h100-sxm&engine=vllm")
     expect(metric(page, "Time to first token")).to_have_text("61.44 ms")
-    expect(metric_note(page, "Time to first token")).to_have_text("likely 44–330 ms")
-    expect(metric_note(page, "Total latency")).to_have_text("likely 3.1–7.7 s")
+    expect(metric_note(page, "Time to first token")).to_have_text("likely 43–370 ms")
+    expect(metric_note(page, "Total latency")).to_have_text("likely 3.1–7.8 s")
     expect(page.get_by_test_id("stMain")).to_contain_text("calibrated on vLLM measurements at batch 1")
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Latency line").click()
-    expect(metric_note(page, "TPOT, model")).to_have_text("likely 6.2–15 ms")
+    expect(metric_note(page, "TPOT, model")).to_have_text("likely 6.1–15 ms")
     expect_charts_drawn(page, 2)
     chart = page.get_by_test_id("stPlotlyChart").first
     expect(chart).to_contain_text("likely range (about 80% of real servers)")  # the band's legend entry
