@@ -199,9 +199,15 @@ def batching_advice(est: Estimate, critical: int | None) -> str:
     return f"batch more requests (about {critical:,} make the step compute-bound)"
 
 
-def memory_bound_advice(est: Estimate, critical: int | None) -> str:
+def memory_bound_advice(est: Estimate, critical: int | None, server_short: bool = False) -> str:
     """What would move a memory-bound step: batching (or room, when nothing fits), then fewer bytes or more
-    bandwidth. When not one request fits the first advice already names GPUs and bits: said once."""
+    bandwidth. When not one request fits the first advice already names GPUs and bits: said once.
+    `server_short`: the card holds a batch a server's share does not (it advised "up to the 41 that fit")."""
+    if server_short:
+        return (
+            "room in memory first (more GPUs, fewer bits per weight): a server holds not one request here; then, "
+            "for speed, fewer bytes per step or more bandwidth to read them with."
+        )
     first = batching_advice(est, critical)
     if est.memory.max_batch_that_fits == 0:
         return first + "; then, for speed, fewer bytes per step or more bandwidth to read them with."

@@ -67,6 +67,8 @@ left, right = st.columns(2)
 left.page_link(PLAN_PAGE, label="Capacity plan: a fleet for your traffic", icon=":material/dns:")
 right.page_link("app/app_pages/compare.py", label="Compare: APIs and fleets", icon=":material/compare_arrows:")
 
+# The card holds it, a server's share does not (the warning over the page): said in the wall's advice and the memory box.
+server_short = est.memory.fits and bool(engine_memory_problems(scenario, est.memory))
 st.subheader("Which wall you are against")
 step, machine = est.decode, est.machine
 intensity, balance = step.intensity_flop_per_byte, machine.balance_flop_per_byte
@@ -89,7 +91,7 @@ elif est.decode_bound == "memory":
     st.info(
         f"**Memory-bound.** {facts} The maths waits on reading the weights, compute idles "
         f"{fmt.percent(compute_idle_fraction(intensity, balance))} of each step. What would move it: "
-        f"{words.memory_bound_advice(est, cached_critical_batch(scenario))}",
+        f"{words.memory_bound_advice(est, cached_critical_batch(scenario), server_short)}",
         icon=":material/memory:",
     )
 else:
@@ -102,7 +104,7 @@ else:
 
 st.subheader("Does it fit in memory?")
 plan = est.memory
-if plan.fits and engine_memory_problems(scenario, plan):  # the card holds it, a server's share does not
+if server_short:
     st.warning(words.memory_line(scenario, plan, server_short=True), icon=":material/memory:")
 else:
     (st.success if plan.fits else st.error)(

@@ -207,6 +207,9 @@ def test_a_setup_a_server_would_not_start_is_warned_over_the_page(open_app) -> N
     assert box.value.startswith("Fits the card, not a server (the warning above says why). Per GPU: weights 70.55 GB")
     assert box.value.endswith("The largest batch the card holds at 700 tokens per sequence: **41**; a server, none.")
     assert not [s for s in at.main.success if "Fits." in s.value]
+    # ... and the wall's advice does not offer "up to the 41 that fit".
+    (wall,) = [i.value for i in at.main.info if "**Memory-bound.**" in i.value]
+    assert "a server holds not one request here" in wall and "that fit" not in wall
 
 
 @pytest.mark.parametrize(
