@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import scenario_widgets
+from app.state import current_scenario
 from core.lesson import PART1_PROMPT_TOKENS, PART3_PROMPT_TOKENS, SEED
 from core.scenario import Scenario
 from core.specs import Workload
@@ -21,14 +22,29 @@ PARTS = {  # part → (prompt tokens, the Latency page's simulation, the button'
 }
 
 
+BEFORE_KEY = "app_before_lesson"  # the scenario a lesson button replaced, for its way back
+
+
 def load(part: int) -> None:
     """A button's callback (it runs before the script, so it may set bound widgets)."""
     prompt, simulation, _ = PARTS[part]
-    scenario_widgets.seed(Scenario(workload=Workload(prompt_tokens=prompt, output_tokens=500)))
+    lesson = Scenario(workload=Workload(prompt_tokens=prompt, output_tokens=500))
+    mine = current_scenario()
+    if mine != lesson and BEFORE_KEY not in st.session_state:  # an engineer's Llama on 2 × H100 was gone for good
+        st.session_state[BEFORE_KEY] = mine
+    scenario_widgets.seed(lesson)
     st.session_state.update(seed=SEED, sim=simulation)
 
 
+def restore() -> None:
+    """Back to the scenario the lesson replaced."""
+    scenario_widgets.seed(st.session_state.pop(BEFORE_KEY))
+
+
 def buttons() -> None:
-    """The two buttons side by side."""
+    """The two buttons side by side, and the way back to the scenario one of them replaced."""
     for column, (part, (_, _, words)) in zip(st.columns(len(PARTS)), PARTS.items(), strict=True):
-        column.button(words, key=f"load_part{part}", on_click=load, args=(part,), icon=":material/school:")
+        column.button(words, key=f"load_part{part}", on_click=load, args=(part,), icon=":material/school:",
+                      help="Sets the sidebar to the lesson's toy machine; a button then takes you back.")  # fmt: skip
+    if isinstance(st.session_state.get(BEFORE_KEY), Scenario):
+        st.button("Back to your scenario", key="lesson_back", on_click=restore, icon=":material/undo:")

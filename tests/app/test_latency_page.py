@@ -253,3 +253,17 @@ def test_the_simulated_lengths_are_the_ones_drawn(open_app):
     assert "Part 1's seven replies, scaled to yours (1, 20, 40, 80, 160, 320 and 640 tokens)" in caption
     assert "1 to 800" not in caption
     assert "(1, 25, 50, 100, 200, 400 and 800 tokens)" in text(open_app("latency"))
+
+
+def test_a_lesson_button_leaves_a_way_back_to_the_scenario_it_replaced(open_app):
+    # An engineer's Llama 3.1 8B on an H100 with 1,000-token replies was gone for good after "The lesson's Part 1".
+    at = open_app("latency", model="llama-3.1-8b", gpu="h100-sxm", out="1000")
+    assert not [b for b in at.main.button if b.key == "lesson_back"]
+    at.button(key="load_part1").click().run()
+    assert at.selectbox(key="model").value == "toy-7b"
+    at.button(key="load_part3").click().run()  # a second part keeps the first way back, not the lesson's
+    at.button(key="lesson_back").click().run()
+    assert not at.exception
+    assert (at.selectbox(key="model").value, at.selectbox(key="gpu").value) == ("llama-3.1-8b", "h100-sxm")
+    assert at.number_input(key="out").value == 1000
+    assert not [b for b in at.main.button if b.key == "lesson_back"]
