@@ -79,6 +79,8 @@ def latency_line(
         "arrowwidth": 1.5,
         "arrowhead": 2,
         "standoff": 9,  # stop at the diamond's edge
+        # On a phone's narrow plot the line rises through that corner: a box keeps the label readable over it.
+        "bgcolor": "rgba(255, 255, 255, 0.85)",
     }
     return figure(
         traces,

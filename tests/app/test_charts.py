@@ -55,6 +55,7 @@ def test_latency_line_data_colours_and_units(run):
     assert ttft.name == "TTFT (prefill) 23.33 ms"
     (note,) = fig.layout.annotations
     assert note.text == "TTFT 23.33 ms<br>at M = 0" and (note.x, note.y) == (0, pytest.approx(23.333))
+    assert note.bgcolor  # on a box: a phone's steep line runs under it
     # A short arrow up and to the right (a long one read as a second, steeper data line).
     assert note.showarrow is not False and math.hypot(note.ax, note.ay) <= 50 and note.ax > 0 > note.ay
     measured = _trace(fig, "simulated")

@@ -87,7 +87,8 @@ def test_the_dollar_frontier_draws_the_apis_price_per_output_token(result) -> No
     fig = plan_charts.frontier(result, dollars=True)
     (api,) = [s for s in fig.layout.shapes if s.xref == "paper"]
     assert (api.y0, api.y1) == (pytest.approx(2.5), pytest.approx(2.5))
-    assert any(a.text == "the API: $2.50 per M output tokens, prompts included" for a in fig.layout.annotations)
+    (label,) = [a for a in fig.layout.annotations if a.text.startswith("the API")]
+    assert label.text == "the API: $2.50 per M output tokens" and label.bgcolor  # on a box: lines run under it
     assert fig.layout.yaxis.ticktext[fig.layout.yaxis.tickvals.index(0.5)] == "$0.5"  # not a bare "5"
     assert not [s for s in plan_charts.frontier(result).layout.shapes if s.xref == "paper"]  # tokens: no price
 
