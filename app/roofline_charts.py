@@ -65,8 +65,12 @@ def roofline(
     prefill_flops_per_s: float | None = None,
     prefill_compute_bound: bool | None = None,
     weights_roof: Peaks = None,
+    max_batch_that_fits: int | None = None,
 ) -> go.Figure:
     """Attainable FLOP/s = min(compute, bandwidth × intensity), log–log, with decode and prefill placed on it.
+
+    `max_batch_that_fits`: a batch past it is drawn open and faded, as the physics of a batch memory cannot hold
+    (it was drawn like the others beside a table that said it does not fit).
 
     A point's fill is its bound (left of the ridge memory, right of it compute); its
     outline is its phase (decode orange, prefill blue). `peaks` is the datasheet's
@@ -107,11 +111,19 @@ def roofline(
     # Prefill first, so the decode points stay visible where they sit on the diamond.
     traces.append(_prefill_point(prefill_intensity, prefill_y, bool(prefill_bound)))
     hover = "decode, batch %{customdata:,}<br>%{x:,.1f} FLOP/byte<br>%{y:,.2f} TFLOP/s<extra>%{fullData.name}</extra>"
+    all_batches = np.asarray(decode_batches)
+    held = np.ones(len(all_batches), bool) if max_batch_that_fits is None else all_batches <= max_batch_that_fits
     for bound, mask in (("memory", ~compute), ("compute", compute)):
-        if mask.any():
-            x, batches = intensity[mask], np.asarray(decode_batches)[mask]
+        if (mask & held).any():
+            x, batches = intensity[mask & held], all_batches[mask & held]
             marker = {"color": theme.BOUND_COLOURS[bound], "size": 11, "line": {"color": theme.DECODE, "width": 2}}
-            traces.append(points(x, decode_y[mask], f"decode ({bound}-bound)", hover, marker, customdata=batches))
+            traces.append(
+                points(x, decode_y[mask & held], f"decode ({bound}-bound)", hover, marker, customdata=batches)
+            )
+    if not held.all():
+        marker = {"color": theme.DECODE, "size": 11, "symbol": "circle-open", "opacity": 0.45, "line": {"width": 2}}
+        traces.append(points(intensity[~held], decode_y[~held], f"decode, past the {fmt.count(max_batch_that_fits or 0)} "
+                             "that fit", hover, marker, customdata=all_batches[~held]))  # fmt: skip
     under = decode_flops_per_s is not None and bool(
         under_the_roof(
             np.asarray(decode_flops_per_s, float), intensity, compute_flops_per_s, bandwidth_bytes_per_s

@@ -88,6 +88,7 @@ st.plotly_chart(
         prefill_flops_per_s=est.prefill.attained_flops_per_s,
         prefill_compute_bound=est.prefill.bound == "compute",
         weights_roof=weights_roof,
+        max_batch_that_fits=ceiling,
     ),
 )
 st.caption(roofline_text.chart_caption(est, table, likely.engine_name(scenario)))

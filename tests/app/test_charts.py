@@ -318,3 +318,14 @@ def test_the_server_skips_validation_and_sends_the_same_figure(run, monkeypatch)
     monkeypatch.setattr(figures, "VALIDATE", True)
     with pytest.raises(ValueError, match="colour"):
         figures.figure([{"type": "scatter", "x": [1], "colour": "red"}], 200)
+
+
+def test_a_batch_past_what_fits_is_drawn_apart():
+    # The toy machine (balance 150), batches 1, 150 and 300 of which 211 fit: 300 was drawn like the others
+    # beside a table that said it does not fit. It is now its own open, faded trace.
+    fig = roofline_charts.roofline(150.0, 300e12, 2e12, [1, 150, 300], [1.0, 150.0, 300.0], 200.0,
+                                   max_batch_that_fits=211)  # fmt: skip
+    (past,) = [t for t in fig.data if t.name == "decode, past the 211 that fit"]
+    assert list(past.customdata) == [300] and past.marker.symbol == "circle-open"
+    drawn = [b for t in fig.data if t.name and t.name.startswith("decode (") for b in t.customdata]
+    assert sorted(drawn) == [1, 150]
