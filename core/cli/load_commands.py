@@ -100,7 +100,7 @@ def _parsed(args: argparse.Namespace, spec_type: type, typical_engine: bool = Fa
             engine_id = fleet_engine_id(scenario, engine_chosen=args.eff is not None or bool(args.ideal))
             if engine_id != scenario.efficiency.label:
                 scenario = scenario_from_args(args, engine=engine_id)
-        spec = spec_from_args(args, spec_type)
+        spec: Any = spec_from_args(args, spec_type)
         if typical_engine:
             _refuse_a_gpu_not_searched(args, scenario, spec)
         return scenario, spec, load
