@@ -61,6 +61,10 @@ def lenient_list(described_input: Input, text: str, warnings: list[str]) -> tupl
     if bad:
         dropped = ", ".join(cut(piece, 20) for piece in bad[:5]) + (" and more" if len(bad) > 5 else "")
         warnings.append(f"Ignored {dropped} in {key}: {key} must be {list_rule(described_input)}.")
+    given = [p.strip() for p in text.split(",") if p.strip() and p.strip() not in bad]
+    if len(given) > len(items):  # tp=1,1,1 was read as tp=1 without a word (the command line refuses it)
+        twice = sorted({p for p in given if given.count(p) > 1})
+        warnings.append(f"Read {', '.join(cut(p, 20) for p in twice[:5])} once in {key}: each item counts once.")
     if not items and not described_input.optional:
         if not bad:
             warnings.append(f"Ignored {key}: it must be {list_rule(described_input)}, not empty.")

@@ -171,6 +171,7 @@ def test_the_lenient_reader_keeps_what_it_can_and_says_what_it_dropped() -> None
         f"Ignored nope in cands: cands must be a comma-separated list of the {len(GPU_IDS)} ids such as "
         f"{', '.join(GPU_IDS[:3])}, each once (or empty).",
         "Ignored 3 in tp: tp must be a comma-separated list of 1, 2, 4, 8, each once.",
+        "Read 2 once in tp: each item counts once.",  # 2,3,2 was read as 2 without a word
         "Ignored wlist: it must be a comma-separated list of 16, 8, 4, each once, not empty.",
     ]
     load, warnings = Load.read_flat({"conc": "4", "rate": "2"})
