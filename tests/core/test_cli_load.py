@@ -140,6 +140,13 @@ def test_plan_json(capsys) -> None:
         "peak all month it costs $14,318 more than the API."
     )
     assert best["monthly_cost_peak_usd"] == pytest.approx(65_318, abs=0.5)
+    # The goodput (the most a replica may take) beside the peak's share, where the latencies are: the replicas
+    # carry the peak, each at most its goodput, and Little's law holds at the peak's share.
+    assert best["requests_per_s_per_replica_at_peak"] * best["replicas_at_peak"] == pytest.approx(
+        data["peak_requests_per_s"]
+    )
+    assert best["requests_per_s_per_replica_at_peak"] <= best["requests_per_s_per_replica"]
+    assert best["in_flight_per_replica_at_peak"] <= best["concurrency_per_replica"]
     assert data["plan"]["cands"] == "h100-sxm,l4,toy-gpu" and data["scenario"]["replies"] == "2000000"
     _, out, _ = run_cli(capsys, *PLAN_SMALL, "--json", "--frontier")
     frontier = json.loads(out)["candidates"][0]["frontier"]
