@@ -92,8 +92,9 @@ class _Cycle:
 
         An iteration takes the prompts that arrived during the last one, and the mean iteration is a TPOT
         (every running sequence gains a token in each): prompts = P(arrivals × TPOT), TPOT = decode ÷
-        (1 − arrivals × stall(prompts)), solved together by a few substitutions from a plain decode's
-        length. Sized on a plain decode alone, an 8B model on an H200 at 768 in flight carried 2.1 prompts
+        (1 − arrivals × stall(prompts)), solved together: two substitutions a call, each call starting
+        from the last one's TPOT (the first from a plain decode's), so the pair converges as the solve's
+        rates do (to the fixed point twelve substitutions from scratch reach). Sized on a plain decode alone, an 8B model on an H200 at 768 in flight carried 2.1 prompts
         an iteration where its budget-full ones carry 7.4, so its prompts queued for 9.4 s (a simulation
         of the same iterations: 0.1 s) and its TPOT read 55 ms (99 ms).
         """
