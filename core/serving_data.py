@@ -37,7 +37,7 @@ from core.fields import inputs, own_bounds
 from core.lengths import RequestLengths
 from core.load import Load
 from core.replica import Replica
-from core.specs import Precision
+from core.specs import Precision, Workload
 from core.user_files import cells_match, number, read_text, whole
 
 FILENAME = "serving_llama-3.1-70b.csv"
@@ -200,7 +200,7 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         raise ValueError(
             f"request_rate must be from {RATE_LOW:g} to {RATE_HIGH:,.0f} requests/s, got {rate_text[:20]!r}"
         )
-    numbers = (whole(row, "tp"), whole(row, "isl"), whole(row, "osl"))
+    numbers = tuple(_within(row, column, field) for column, field in _SIZES.items())
     num_prompts, low_fraction = _harness(row, concurrency)
     compute_text = (row.get("compute_bits") or "").strip()
     ttft, tpot = number(row, "ttft_ms"), number(row, "tpot_ms")
@@ -236,6 +236,20 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         kv_bits=number(row, "kv_bits", optional=True),
         compute_bits=int(number(row, "compute_bits", whole=True) or 0) if compute_text else None,
     )
+
+
+# The row's sizes and the fields of the load model that bound them: an isl of 10,000,001 stopped the file
+# outside its line's check, as "prompt_tokens must be … <= 10,000,000", no line and not the column's name.
+_SIZES = {"tp": "gpu_count", "isl": "prompt_tokens", "osl": "output_tokens"}
+
+
+def _within(row: dict[str, str], column: str, field: str) -> int:
+    """A whole-number cell within the range of the field it sets, said with the column's name."""
+    value = whole(row, column)
+    low, high = own_bounds(dict(inputs(Workload))[field])
+    if not low <= value <= high:
+        raise ValueError(f"{column} must be a whole number from {low:,.0f} to {high:,.0f}, got {value:,}")
+    return value
 
 
 def _harness(row: dict[str, str], concurrency: int | None) -> tuple[int | None, float]:

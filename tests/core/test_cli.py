@@ -490,6 +490,11 @@ H = "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n"
             "Llama-3.1-8B,bf16,H100-SXM,1,vllm,100,100,,1e-9,1,1\n",
             "line 2: request_rate must be from 0.0001 to 1,000,000 requests/s, got '1e-9'",
         ),
+        # A length past the load model's stopped the file outside its line's check, under the field's name.
+        (
+            f"{H}Llama-3.1-8B,fp8,H100-SXM,1,vllm,10000001,1,1,1,1\n",
+            "line 2: isl must be a whole number from 1 to 10,000,000, got 10,000,001",
+        ),
         # An escape sequence in a GPU's name recoloured the terminal when the report printed it.
         (f"{H}Llama-3.1-8B,fp8,B200\x1b[31mRED,1,trtllm,1,1,1,1,1\n", "line 2: gpu holds a control character"),
     ],
