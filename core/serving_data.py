@@ -214,7 +214,10 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         raise ValueError(f"weight_bits {stated:g} contradicts weights {weights} ({named_bits:g} bits with scales)")
     if engine not in ENGINES:
         raise _Unsupported(f"engine {engine[:20]!r} (known: {', '.join(ENGINES)})")
-    model_given = ((row.get("model_id") or "").strip() or (row.get("model") or "").strip() or MODEL_ID)[:80]
+    named = (row.get("model_id") or "").strip() or (row.get("model") or "").strip()
+    if not named and ("model" in row or "model_id" in row):  # an empty cell read as Llama 3.1 70B, unsaid
+        raise ValueError("model is empty: give the model's name (or a preset id in model_id)")
+    model_given = (named or MODEL_ID)[:80]  # a file without the column: the bundled file's model
     return ServingMeasurement(
         gpu=_gpu_name(row["gpu"]),
         engine=engine,

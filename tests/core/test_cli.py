@@ -495,6 +495,8 @@ H = "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n"
             f"{H}Llama-3.1-8B,fp8,H100-SXM,1,vllm,10000001,1,1,1,1\n",
             "line 2: isl must be a whole number from 1 to 10,000,000, got 10,000,001",
         ),
+        # An empty model cell was read as Llama 3.1 70B without a word.
+        (f"{H},fp8,H100-SXM,1,vllm,1,1,1,1,1\n", "line 2: model is empty: give the model's name"),
         # An escape sequence in a GPU's name recoloured the terminal when the report printed it.
         (f"{H}Llama-3.1-8B,fp8,B200\x1b[31mRED,1,trtllm,1,1,1,1,1\n", "line 2: gpu holds a control character"),
     ],
