@@ -13,21 +13,21 @@ def duration(seconds: float) -> str:
     """7.00 ms below a second, 3.51 s from one second up: the lesson's two scales."""
     if not math.isfinite(seconds):
         return "—"
-    if _below_a_second(seconds, 2):
+    if _below_a_second(seconds):
         return f"{seconds * 1e3:,.2f} ms"
     return f"{seconds:,.2f} s"
 
 
-def _below_a_second(seconds: float, ms_decimals: int) -> bool:
-    """Whether `seconds` still reads below 1,000 ms once rounded as shown (0.9999999 s is "1.00 s", not "1,000.00 ms")."""
-    return abs(round(seconds * 1e3, ms_decimals)) < 1000
+def _below_a_second(seconds: float) -> bool:
+    """Whether `seconds` still reads below 1,000 ms at two decimals (0.9999999 s is "1.00 s", not "1,000.00 ms")."""
+    return abs(round(seconds * 1e3, 2)) < 1000
 
 
 def durations(first: float, second: float) -> tuple[str, str]:
     """Two durations in one unit, the larger one's: ('2.11 s', '0.36 s'), never '2.11 s' vs '359.33 ms'."""
     if not (math.isfinite(first) and math.isfinite(second)):
         return duration(first), duration(second)
-    if _below_a_second(max(abs(first), abs(second)), 2):
+    if _below_a_second(max(abs(first), abs(second))):
         return f"{first * 1e3:,.2f} ms", f"{second * 1e3:,.2f} ms"
     return f"{first:,.2f} s", f"{second:,.2f} s"
 

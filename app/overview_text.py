@@ -151,6 +151,12 @@ def total_meaning(est: Estimate) -> str:
 FIXED_LEADS = 0.5  # fixed costs above this share of the mean decode step set its pace, not the roofline
 
 
+def fixed_costs_set_the_pace(est: Estimate) -> bool:
+    """Whether the engine's fixed costs are at least half the mean decode step (its GPU's, not an eager host's)."""
+    d = est.decode
+    return not d.host_bound and d.time_s > 0 and d.fixed_time_s >= FIXED_LEADS * d.time_s
+
+
 def fixed_costs_lead(est: Estimate) -> str | None:
     """The verdict when the engine's fixed costs are most of a decode step (None otherwise): more bandwidth or
     fewer bits, the memory-bound advice, would shorten only the rest of it.
@@ -159,11 +165,10 @@ def fixed_costs_lead(est: Estimate) -> str | None:
     launches + 80 µs of MoE routing) and 122 all-reduces × 26 µs; its weights' read is about 1 ms. It was called
     memory-bound, with "a GPU with more memory bandwidth, or more GPUs" to move it.
     """
-    d = est.decode
-    step_s = d.total_time_s / d.steps  # the mean step: its fixed costs, and the longer of its reads and maths
-    if d.host_bound or step_s <= 0 or d.fixed_time_s < FIXED_LEADS * step_s:
+    if not fixed_costs_set_the_pace(est):
         return None
-    roof = max(d.memory_time_s, d.compute_time_s)
+    d = est.decode
+    step_s, roof = d.time_s, max(d.memory_time_s, d.compute_time_s)  # the mean step, and its reads or maths
     parts = ["kernel launches per layer"]
     if est.scenario.model.is_moe:
         parts.append("the experts' routing")
@@ -233,14 +238,17 @@ def memory_line(scenario: Scenario, plan: MemoryPlan, server_short: bool = False
             f" With {w.gpu_count:,} GPUs and {model.kv_heads or 1} KV heads the KV cache is held "
             f"{plan.kv_replication:g}× over (a GPU cannot hold part of a head)."
         )
+    holds, server = ("the card holds", "; a server, none") if server_short else ("that fits", "")
     if plan.max_batch_that_fits is None:
         largest = "This model has no KV cache in the estimate, so memory never limits the batch."
     else:
         largest = (
-            f"The largest batch that fits at {w.sequence_tokens:,} tokens per sequence: "
-            f"**{plan.max_batch_that_fits:,}**."
+            f"The largest batch {holds} at {w.sequence_tokens:,} tokens per sequence: "
+            f"**{plan.max_batch_that_fits:,}**{server}."
         )
-    if server_short:
-        largest = largest.replace("that fits", "the card holds").removesuffix(".") + "; a server, none."
-        return f"Fits the card, not a server (the warning above says why). {used} {largest}"
-    return f"{'Fits.' if plan.fits else 'Does not fit.'} {used} {largest}"
+    verdict = (
+        "Fits the card, not a server (the warning above says why)."
+        if server_short
+        else ("Fits." if plan.fits else "Does not fit.")
+    )
+    return f"{verdict} {used} {largest}"

@@ -113,13 +113,11 @@ def roofline(
     hover = "decode, batch %{customdata:,}<br>%{x:,.1f} FLOP/byte<br>%{y:,.2f} TFLOP/s<extra>%{fullData.name}</extra>"
     all_batches = np.asarray(decode_batches)
     held = np.ones(len(all_batches), bool) if max_batch_that_fits is None else all_batches <= max_batch_that_fits
-    for bound, mask in (("memory", ~compute), ("compute", compute)):
-        if (mask & held).any():
-            x, batches = intensity[mask & held], all_batches[mask & held]
+    for bound, mask in (("memory", ~compute & held), ("compute", compute & held)):
+        if mask.any():
             marker = {"color": theme.BOUND_COLOURS[bound], "size": 11, "line": {"color": theme.DECODE, "width": 2}}
-            traces.append(
-                points(x, decode_y[mask & held], f"decode ({bound}-bound)", hover, marker, customdata=batches)
-            )
+            traces.append(points(intensity[mask], decode_y[mask], f"decode ({bound}-bound)", hover, marker,
+                                 customdata=all_batches[mask]))  # fmt: skip
     if not held.all():
         marker = {"color": theme.DECODE, "size": 11, "symbol": "circle-open", "opacity": 0.45, "line": {"width": 2}}
         traces.append(points(intensity[~held], decode_y[~held], f"decode, past the {fmt.count(max_batch_that_fits or 0)} "

@@ -8,7 +8,7 @@ The page says which, for decode and for prefill, naming the slower rate.
 from __future__ import annotations
 
 from app import formatting as fmt
-from app.overview_text import FIXED_LEADS
+from app.overview_text import fixed_costs_set_the_pace
 from core.batching import BatchSweep
 from core.estimate import Estimate
 from core.phases import decode_step
@@ -39,8 +39,8 @@ def chart_caption(est: Estimate, table: BatchSweep, engine_name: str) -> str:
     if host > 0:
         return text + _host_launches(est, engine_name)
     text += f"Fixed per-step costs (kernel launches, all-reduces) come on top{fixed_costs}."
-    step_s = est.decode.total_time_s / est.decode.steps
-    if fixed >= FIXED_LEADS * step_s:  # the roof is then not what sets the step: said where the points sit on it
+    if fixed_costs_set_the_pace(est):  # the roof is then not what sets the step: said where the points sit on it
+        step_s = est.decode.time_s
         text += (
             f" Here they are {fmt.percent(fixed / step_s)} of the mean decode step ({fmt.ms(step_s)}): they, not the "
             "roof, set its pace, and a larger batch shares them."
