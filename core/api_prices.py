@@ -22,7 +22,6 @@ cross every threshold that no single reply crosses.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -30,7 +29,7 @@ from importlib import resources
 from typing import Any
 
 from core.units import TOKENS_PER_MILLION
-from core.validation import check_int
+from core.validation import check_int, near_matches
 
 DATA_FILE = "api_prices.json"
 FORMAT = 1
@@ -202,11 +201,8 @@ def closest_ids(model_id: str, count: int = 5) -> list[str]:
     """Ids that look like `model_id` (case-insensitive): the same model at other providers first, then near spellings."""
     ids = _ids_by_lowercase()
     wanted = model_id.strip().lower()
-    same_model = [
-        key for lowered, key in ids.items() if wanted in (lowered.partition("/")[2], lowered.rpartition("/")[2])
-    ]
-    near = [ids[lowered] for lowered in difflib.get_close_matches(wanted, list(ids), n=count, cutoff=0.6)]
-    return list(dict.fromkeys(same_model + near))[:count]
+    same_model = [lowered for lowered in ids if wanted in (lowered.partition("/")[2], lowered.rpartition("/")[2])]
+    return [ids[lowered] for lowered in near_matches(wanted, list(ids), count, first=same_model)]
 
 
 def lookup(model_id: str) -> ApiModel:

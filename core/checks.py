@@ -179,8 +179,13 @@ def attention_problems(scenario: Scenario) -> tuple[str, ...]:
 # TensorRT-LLM not on Apple's GPUs; TensorRT-LLM on NVIDIA's alone.
 _RUNS_ON = {
     "mlx": (lambda family, name: family == "Apple", "MLX runs on Apple silicon alone, and {gpu} is not"),
-    "vllm": (lambda family, name: family != "Apple", "vLLM does not run on Apple silicon's GPUs, and {gpu} is one"),
-    "sglang": (lambda family, name: family != "Apple", "SGLang does not run on Apple silicon's GPUs, and {gpu} is one"),
+    **{
+        engine_id: (
+            lambda family, name: family != "Apple",
+            f"{words} does not run on Apple silicon's GPUs, and {{gpu}} is one",
+        )
+        for engine_id, words in (("vllm", "vLLM"), ("sglang", "SGLang"))
+    },
     "trtllm": (
         lambda family, name: name.startswith("NVIDIA"),
         "TensorRT-LLM runs on NVIDIA GPUs alone, and {gpu} is not one",

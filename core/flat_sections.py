@@ -9,7 +9,6 @@ this layout are in `core.flat`.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -21,6 +20,7 @@ from core.efficiency import BASES, default_efficiency, efficiency_base
 from core.engine import ALIASES
 from core.fields import Input, cut, inputs
 from core.specs import CUSTOM_ID, GPU, Efficiency, Model, Precision, Pricing, Workload
+from core.validation import near_matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +123,7 @@ def _closest_presets(given: str, known: Mapping[str, Any], count: int = 3) -> li
         return []
     prefixed = [i for i in known if i.startswith(wanted) or wanted.startswith(i)]
     prefixed.sort(key=lambda i: -len(i) if wanted.startswith(i) else len(i))
-    near = difflib.get_close_matches(wanted, list(known), n=count, cutoff=0.6)
-    return list(dict.fromkeys(prefixed + near))[:count]
+    return near_matches(wanted, list(known), count, first=prefixed)
 
 
 def section_base(section: Section, base: str | None, model: Any = None) -> Any:

@@ -8,7 +8,9 @@ is converted), so a spec never holds a type that JSON or a URL cannot carry.
 
 from __future__ import annotations
 
+import difflib
 import math
+from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,6 +19,13 @@ _SHOWN_MAX = 40  # a bad value is echoed at most this long
 # Limits several specs share: generous, so that no estimate overflows, not to second-guess users.
 MAX_TOKENS = 10_000_000  # a prompt, a reply, a sliding window
 NAME_CHARS = 60  # a model's or a GPU's name and id
+
+
+def near_matches(wanted: str, known: Sequence[str], count: int, first: Iterable[str] = ()) -> list[str]:
+    """`first`, then the items of `known` spelled nearest `wanted` (difflib, cutoff 0.6), each once, at most
+    `count`: what a message offers for a wrong id ("closest: h200, h100-sxm")."""
+    near = difflib.get_close_matches(wanted, list(known), n=count, cutoff=0.6)
+    return list(dict.fromkeys([*first, *near]))[:count]
 
 
 def shown_number(value: float) -> str:

@@ -8,8 +8,8 @@ between the two markers, and a test fails when the README and this differ.
 from __future__ import annotations
 
 from core.cli.readme_block import main
-from core.field_lists import list_text
-from core.fields import Input, bound_field, bound_less, flat_text, inputs
+from core.cli.spec_args import shown_default
+from core.fields import Input, bound_field, bound_less, inputs
 from core.flat_sections import EFFICIENCY_BASES, SECTIONS
 from core.load import Load
 from core.plan_spec import Plan
@@ -56,12 +56,7 @@ def _table(spec_type: type, heading: str, no_default: str) -> list[str]:
     """`no_default`: what an input without a default takes (a scenario's: its preset's number)."""
     lines = ["", heading, "", "| option | link key | unit, range | default | what it is |", "|---|---|---|---|---|"]
     for _, described in inputs(spec_type):
-        if described.default_words:
-            default = described.default_words
-        elif described.is_list:
-            default = list_text(described.default) if described.default else "empty"
-        else:
-            default = no_default if described.default is None else flat_text(described, described.default)
+        default = shown_default(described) or ("empty" if described.is_list else no_default)
         lines.append(
             f"| `{described.option}` | `{described.key}` | {_range(spec_type, described)} | {default} "
             f"| {described.help} |"

@@ -34,14 +34,21 @@ def option_help(described: Input) -> str:
         )
     if described.unit and not described.is_list:
         notes.append(f"in {described.unit}")
-    if described.is_list and described.default:
-        notes.append(f"default {list_text(described.default)}")
-    elif described.default_words:
-        notes.append(f"default {described.default_words}")
-    elif not described.is_list and described.default is not None:
-        notes.append(f"default {flat_text(described, described.default)}")
+    default = shown_default(described)
+    if default is not None:
+        notes.append(f"default {default}")
     text = described.help + (f" ({'; '.join(notes)})" if notes else "")
     return text.replace("%", "%%")
+
+
+def shown_default(described: Input) -> str | None:
+    """An input's default as its help and the README's table write it ("as the model ships", "1,2,4,8", "80");
+    None where it has none of its own (an empty list, a preset's number)."""
+    if described.default_words:
+        return described.default_words
+    if described.is_list:
+        return list_text(described.default) if described.default else None
+    return None if described.default is None else flat_text(described, described.default)
 
 
 def add_spec_options(
