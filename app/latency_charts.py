@@ -80,7 +80,7 @@ def latency_line(
         "arrowhead": 2,
         "standoff": 9,  # stop at the diamond's edge
         # On a phone's narrow plot the line rises through that corner: a box keeps the label readable over it.
-        "bgcolor": "rgba(255, 255, 255, 0.85)",
+        "bgcolor": theme.LABEL_BOX,
     }
     return figure(
         traces,

@@ -27,8 +27,6 @@ from core.plan_options import Option
 
 MAX_LINES = len(theme.SERIES)
 
-_LABEL_BOX = "rgba(255, 255, 255, 0.85)"  # a chart's label over its lines stays readable
-
 
 def shown_options(result: CapacityPlan) -> list[Option]:
     """One candidate per GPU, its frontier filled in: the cheapest ranked, else the highest throughput; at most 8.
@@ -100,7 +98,7 @@ def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | 
         shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": target, "x1": target, "y0": 0, "y1": 1,
                        "line": {"color": theme.FIT, "dash": "dash", "width": 1.5}})  # fmt: skip
     note = [{"x": target, "y": 1, "xref": "x", "yref": "paper", "text": f"target {fmt.count(target)} tok/s per user",
-             "showarrow": False, "xanchor": "left", "yanchor": "top", "xshift": 4, "bgcolor": _LABEL_BOX}
+             "showarrow": False, "xanchor": "left", "yanchor": "top", "xshift": 4, "bgcolor": theme.LABEL_BOX}
             ] if target > 0 else []  # fmt: skip
     if dollars and result.api_cost_per_reply_usd > 0:
         # The API on the same axis, so the GPUs' dollars have something to be cheaper or dearer than.
@@ -110,7 +108,7 @@ def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | 
         # On a white box and in few words: over the GPUs' lines (4-6 of them on a phone) it could not be read;
         # the caption says the prompts are included.
         note.append({"x": 1, "y": math.log10(api), "xref": "paper", "yref": "y", "showarrow": False,
-                     "text": f"the API: {fmt.usd(api)} per M output tokens", "bgcolor": _LABEL_BOX,
+                     "text": f"the API: {fmt.usd(api)} per M output tokens", "bgcolor": theme.LABEL_BOX,
                      "xanchor": "right", "yanchor": "bottom"})  # fmt: skip
     return figure(
         traces,
