@@ -215,11 +215,10 @@ def cost_split_table(scenario: Scenario, est: Estimate) -> pd.DataFrame:
     fresh = work.prompt_tokens - work.cached_prompt_tokens - work.cache_write_tokens
 
     def per_million(usd: float, tokens: int, listed: float | None) -> float:
-        # What was paid per token (a long-prompt tier's rate when one applied), else the listed price; none
-        # when nothing is billed at a price nobody set (a cache-write row showed the input's $2.50 for GPT-4o).
-        if tokens:
-            return usd / tokens * 1e6
-        return listed if listed is not None else math.nan
+        # What was paid per token (a long-prompt tier's rate when one applied), else the listed price.
+        return (
+            usd / tokens * 1e6 if tokens else (listed if listed is not None else pricing.input_usd_per_million_tokens)
+        )
 
     rows = [
         ("input (uncached prompt)", fresh, per_million(cost.input_usd, fresh, pricing.input_usd_per_million_tokens),

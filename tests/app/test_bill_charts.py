@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 from dataclasses import replace
 
 import numpy as np
@@ -127,14 +126,13 @@ def test_the_cost_split_shows_the_rate_a_long_prompt_tier_paid() -> None:
     assert table["USD per reply"].sum() == pytest.approx(0.6325)
 
 
-def test_a_price_nobody_set_is_not_shown_for_tokens_nobody_billed() -> None:
-    # GPT-4o lists no cache-write price and the reply writes no cache: the row showed the input's $2.50.
+def test_an_unset_cache_write_price_shows_the_input_price_it_bills_at() -> None:
+    # GPT-4o lists no cache-write price: cache writes bill at the input's $2.50 (Pricing's "empty: the input
+    # price"), so that is the row's price, not a blank (which the table drew as "None").
     scenario = Scenario.from_flat({"api": "openai/gpt-4o"})
     table = bill_charts.cost_split_table(scenario, estimate(scenario))
     assert scenario.pricing.cache_write_usd_per_million_tokens is None
-    assert math.isnan(table.loc["cache writes", "USD per million tokens"])
-    assert table.loc["input (uncached prompt)", "USD per million tokens"] == pytest.approx(2.5)
-    assert table.loc["cached input (cache reads)", "USD per million tokens"] == pytest.approx(1.25)  # listed, unused
+    assert table.loc["cache writes", "USD per million tokens"] == pytest.approx(2.5)
 
 
 def test_a_free_api_has_no_shares_rather_than_a_division_by_zero() -> None:
