@@ -22,8 +22,6 @@ from core.plan import CapacityPlan
 from core.plan_spec import WEIGHT_BITS_CHOICES, Plan
 from core.scenario import Scenario
 
-PLAN_PAGE = "app/app_pages/plan.py"  # for st.page_link (relative to the entry script)
-
 
 def searched(scenario: Scenario) -> tuple[Scenario, str]:
     """The scenario the search runs on (`core.compare.fleet_engine_id`, told whether the sidebar's engine

@@ -5,9 +5,9 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from app import bill_charts, overview_text, page_inputs
+from app import bill_charts, overview_text, page_inputs, site_pages
 from app import formatting as fmt
-from app.capacity import PLAN_PAGE, current_plan
+from app.capacity import current_plan
 from app.compute import cached_cheapest, cached_estimate, cached_lab_run, shared_figure
 from app.crossing_text import cheapest_words
 from app.safe import plain
@@ -124,7 +124,7 @@ if result is None:
     fleet.caption("Open to size the cheapest fleet that meets the Capacity plan's targets, and draw it on the chart.")
 else:
     with fleet:
-        st.page_link(PLAN_PAGE, label="Targets and candidates: the Capacity plan page", icon=":material/dns:")
+        site_pages.link("plan", "Targets and candidates: the Capacity plan page")
         if result.best is None:
             st.info(f"{plain(recommendation(result), 600)} Loosen the targets on the Capacity plan page.",
                     icon=":material/block:")  # fmt: skip

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from app import compute, page_inputs
+from app import compute, page_inputs, site_pages
 from app.lesson_text import drill_texts
 from app.page_inputs import PAGE_INPUTS
 from core.cli.lab_text import render_lab
@@ -19,7 +19,7 @@ st.info(
 )
 
 # A page link's label does not wrap: short enough for one line on a phone, the rest in words.
-st.page_link("app/app_pages/latency.py", label="Parts 1 and 3: the Latency line", icon=":material/show_chart:")
+site_pages.link("latency", "Parts 1 and 3: the Latency line")
 st.caption("Its buttons load the lesson's two scenarios, and its line shows the lesson's numbers.")
 
 st.subheader("Predict first")

@@ -3,9 +3,8 @@
 import streamlit as st
 
 from app import formatting as fmt
-from app import likely
+from app import likely, site_pages
 from app import overview_text as words
-from app.capacity import PLAN_PAGE
 from app.compute import cached_critical_batch, cached_estimate
 from app.state import current_scenario
 from core.checks import engine_memory_problems
@@ -29,7 +28,7 @@ year.metric("Yearly bill", fmt.usd(12 * est.monthly_cost_usd), help="Twelve of t
 st.markdown(words.price_source_line(scenario))
 st.markdown(words.what_drives_it(est))
 # Short enough for one line on a 390-px phone (a page link does not wrap: it is cut).
-st.page_link("app/app_pages/bill.py", label="The bill in detail: reply length, traffic", icon=":material/payments:")
+site_pages.link("bill", "The bill in detail: reply length, traffic")
 
 # --- self-hosting: latency and hardware, for engineers ------------------------------------
 st.header("Self-hosting: latency and hardware", divider="gray")
@@ -64,8 +63,8 @@ st.caption(
     "plan, or put options side by side on Compare."
 )
 left, right = st.columns(2)
-left.page_link(PLAN_PAGE, label="Capacity plan: a fleet for your traffic", icon=":material/dns:")
-right.page_link("app/app_pages/compare.py", label="Compare: APIs and fleets", icon=":material/compare_arrows:")
+site_pages.link("plan", "Capacity plan: a fleet for your traffic", left)
+site_pages.link("compare", "Compare: APIs and fleets", right)
 
 # The card holds it, a server's share does not (the warning over the page): said in the wall's advice and the memory box.
 server_short = est.memory.fits and bool(engine_memory_problems(scenario, est.memory))

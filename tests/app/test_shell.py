@@ -541,3 +541,19 @@ def test_a_link_at_the_most_layers_opens(open_app) -> None:
     # the page through the link reader; it now opens and estimates.
     at = open_app(model="llama-3.1-8b", engine="hf-transformers", layers="1000")
     assert scenario(at).model.layers == 1000 and scenario(at).efficiency.step_overhead_s == pytest.approx(1.17)
+
+
+def test_a_sessions_pages_are_built_once_and_its_links_lead_to_them(open_app) -> None:
+    # Built again each rerun, seven st.Page and three path links cost ~2 ms of server CPU (each
+    # resolves its file's real path); kept, a rerun meets the very same objects.
+    at = open_app()
+    built = at.session_state["_site_pages"]
+    at.sidebar.number_input(key="out").set_value(300).run()
+    assert at.session_state["_site_pages"] is built
+    # Each link is the page itself: its url path, so a click opens that page (not the Overview).
+    targets = {link.proto.label: link.proto.page for link in at.main.get("page_link")}
+    assert targets == {
+        "The bill in detail: reply length, traffic": "bill",
+        "Capacity plan: a fleet for your traffic": "plan",
+        "Compare: APIs and fleets": "compare",
+    }
