@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import pytest
 
+from app.site_pages import PAGES
 from core.cli import SUBCOMMANDS, build_parser
 from core.engine import ENGINES
 
@@ -16,13 +16,8 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def page_titles() -> list[str]:
-    """Every `st.Page(..., title=...)` in the entry file."""
-    tree = ast.parse((ROOT / "streamlit_app.py").read_text(encoding="utf-8"))
-    titles = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page":
-            titles += [kw.value.value for kw in node.keywords if kw.arg == "title"]  # type: ignore[attr-defined]
-    return titles
+    """Every page's title, from the one list the entry file builds its pages from."""
+    return [title for _, title, _ in PAGES.values()]
 
 
 def test_every_page_is_described():
