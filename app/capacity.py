@@ -81,7 +81,7 @@ def own_gpu_note(scenario: Scenario, result: CapacityPlan) -> str | None:
         tp = o.setup.gpus_per_replica
         shape = "each GPU a replica" if tp == 1 else f"{tp} GPUs per replica"
         return (
-            f"On the sidebar's GPU, {own.name}: {o.total_gpus_at_peak or 0:,} GPUs at the peak ({shape}, weights in "
+            f"On the sidebar's GPU, {own.name}: {fmt.plural(o.total_gpus_at_peak or 0, 'GPU')} at the peak ({shape}, weights in "
             f"{o.setup.precision_name}), {fmt.usd(o.monthly_cost_usd or 0.0)} a month autoscaled, "
             f"rank {result.ranked.index(o) + 1} of {len(result.ranked)}."
         )

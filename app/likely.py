@@ -103,14 +103,16 @@ def _derated(scenario: Scenario) -> bool:
 
 
 def _shares(scenario: Scenario) -> str:
-    """'85.0% of the share of its datasheet bandwidth, and 64.0% of the share of its compute, that an H100's
-    reach': the GPU's sustained shares that are not 1, said as shares of shares ("bandwidth 88% of an H100's"
-    read as the A100 having 88% of an H100's bandwidth: it has 61%)."""
+    """'85.0% of an H100's fraction for bandwidth and 64.0% for compute': the GPU's sustained shares that are not 1,
+    said as fractions of an H100's ("bandwidth 88% of an H100's" read as the A100 having 88% of an H100's
+    bandwidth: it has 61%)."""
     gpu = scenario.gpu
-    parts = [f"{fmt.percent(share)} of the share of its datasheet {what}" for what, share in (
+    parts = [(what, share) for what, share in (
         ("bandwidth", gpu.sustained_bandwidth_share), ("compute", gpu.sustained_compute_share)
     ) if share != 1]  # fmt: skip
-    return f"{', and '.join(parts)}, that an H100's reach"
+    said = [f"{fmt.percent(share)} of an H100's fraction for {what}" if i == 0 else f"{fmt.percent(share)} for {what}"
+            for i, (what, share) in enumerate(parts)]  # fmt: skip
+    return " and ".join(said)
 
 
 def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
@@ -155,11 +157,12 @@ def _unpacking_note(scenario: Scenario, machine: Machine) -> str:
 
 
 def _sustained_note(scenario: Scenario) -> str:
-    """' In microbenchmarks this GPU's kernels reach 85.0% of the share … that an H100's reach': its shares, and
-    the engine's in all."""
+    """' In microbenchmarks this GPU's kernels sustain a smaller fraction of their datasheet than an H100's: …':
+    its shares, and the engine's in all."""
     gpu, e = scenario.gpu, scenario.efficiency
     return (
-        f" In microbenchmarks this GPU's kernels reach {_shares(scenario)}: in all, "
+        " In microbenchmarks this GPU's kernels sustain a smaller fraction of their datasheet than an H100's: "
+        f"{_shares(scenario)}; in all, "
         f"{fmt.percent(e.mbu * gpu.sustained_bandwidth_share)} of the datasheet's bandwidth and "
         f"{fmt.percent(e.mfu * gpu.sustained_compute_share)} of its compute."
     )

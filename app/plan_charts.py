@@ -124,21 +124,23 @@ def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | 
 
 
 # A phone shows the first two or three columns: the candidate in a few words (`setup_label`, pinned
-# on the page), then the money that decides the ranking, then the rest; the GPU's full name after.
+# on the page), then the money that decides the ranking, then the rest (`RANKED_COLUMNS`).
 # The $ per M tokens is the GPUs' cost at the peak's load, not the month's bill over its tokens: said so.
 SETUP = "setup"
 PER_M_AT_PEAK = "$ per M output tokens, at the peak's load"
+# After the money, what shows each row meets the targets (with the GPU's full name third they sat
+# past the grid's edge at 1280 px), then the fleet's shape; the full name, already in the setup, last.
 RANKED_COLUMNS = {
     "monthly_cost_autoscaled_usd": "$ a month, autoscaled",
-    "monthly_cost_peak_usd": "$ a month, sized for the peak",
-    "gpu_name": "GPU",
-    "concurrency_per_replica": "requests in flight per replica",
-    "replicas_at_peak": "replicas at peak",
     "total_gpus_at_peak": "GPUs at peak",
-    "output_tokens_per_s_per_gpu": "tok/s per GPU",
     "tokens_per_s_per_user": "tok/s per user",
     "ttft_at_target_percentile_ms": "TTFT at the percentile (ms)",
     "usd_per_million_output_tokens": PER_M_AT_PEAK,
+    "monthly_cost_peak_usd": "$ a month, sized for the peak",
+    "concurrency_per_replica": "requests in flight per replica",
+    "replicas_at_peak": "replicas at peak",
+    "output_tokens_per_s_per_gpu": "tok/s per GPU",
+    "gpu_name": "GPU",
 }
 
 

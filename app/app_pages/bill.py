@@ -132,7 +132,7 @@ else:
             best = result.best
             for column, (label, value, meaning) in zip(st.columns(3, border=True), (
                 ("Cheapest fleet, a month", fmt.usd(best.monthly_cost_usd or 0.0),
-                 f"{fmt.count(best.total_gpus_at_peak or 0)} GPUs at the peak, autoscaled over the day; meets the "
+                 f"{fmt.plural(best.total_gpus_at_peak or 0, 'GPU')} at the peak, autoscaled over the day; meets the "
                  "plan's targets (its page sets them)."),
                 ("The API, a month", fmt.usd(est.monthly_cost_usd), "The same replies at the prices above."),
                 ("Self-hosted per M output tokens", fmt.usd(best.usd_per_million_output_tokens or 0.0),

@@ -206,8 +206,8 @@ def test_a_gpu_that_sustains_less_than_an_h100_says_so(open_app) -> None:
     intro = open_app("roofline", **link).main.markdown[0].value
     assert "its kernels reach 73.0% of the memory bandwidth (MBU) and 50.0% of the compute (MFU) that this GPU" in intro
     assert (
-        "kernels reach 85.0% of the share of its datasheet bandwidth, and 64.0% of the share of its datasheet "
-        "compute, that an H100's reach: in all, 62.0% of the datasheet's" in intro
+        "kernels sustain a smaller fraction of their datasheet than an H100's: 85.0% of an H100's fraction for "
+        "bandwidth and 64.0% for compute; in all, 62.0% of the datasheet's" in intro
     )
     assert "62.0% of the datasheet's bandwidth and 32.0% of its compute." in intro
     shown = captions(open_app(**link))

@@ -98,9 +98,13 @@ def test_the_tables_account_for_every_candidate(result) -> None:
                            plan_charts.csv_table(result))  # fmt: skip
     assert len(ranked) + len(failed) == len(csv) == len(result.options) == 3 * 3 * 2
     assert list(ranked.index) == list(range(1, len(result.ranked) + 1))
-    # The candidate in a few words, then the money, as a phone shows only the first columns; the
-    # setup reads as the charts' legends do; the $ per M tokens says it is the peak's.
-    assert list(ranked.columns[:4]) == ["setup", "$ a month, autoscaled", "$ a month, sized for the peak", "GPU"]
+    # The candidate in a few words, then the money, as a phone shows only the first columns, then what
+    # shows it meets the targets; the setup reads as the charts' legends do; the $ per M tokens says it
+    # is the peak's; the GPU's full name (long, and in the setup already) last.
+    assert list(ranked.columns[:5]) == [
+        "setup", "$ a month, autoscaled", "GPUs at peak", "tok/s per user", "TTFT at the percentile (ms)"
+    ]  # fmt: skip
+    assert ranked.columns[-1] == "GPU"
     best = result.ranked[0].setup
     assert ranked["setup"].iloc[0] == f"{best.gpu.id}, TP {best.gpus_per_replica}, {best.precision_name}"
     assert list(failed.columns) == ["setup", "why not", "details", "GPU"]

@@ -185,3 +185,13 @@ def test_the_sidebars_own_gpu_is_said_beside_a_cheaper_one(open_app) -> None:
     # Not said when the cheapest is the sidebar's own GPU.
     other = open_app("plan", **{**LINK, "gpu": "h200"}, **SMALL)
     assert not [c for c in other.main.caption if "On the sidebar's GPU" in unescape(c.value).replace("\\", "")]
+
+
+def test_the_api_beside_the_fleet_is_named_with_where_its_prices_come_from(open_app) -> None:
+    # "The API is $14,816 a month cheaper" at the lesson's illustrative prices read as a finding about a
+    # real API: the caption says they were typed by hand ($0.500 in, $1.50 out: the defaults).
+    text = searched(open_app("plan", model="llama-3.1-8b", gpu="l4"))
+    assert text.endswith(
+        "The API: Prices typed by hand ($0.500 in, $1.50 out per million tokens; the lesson's illustrative "
+        "prices unless you changed them). Pick an API model in the sidebar for its real list prices."
+    )

@@ -304,3 +304,20 @@ def test_serve_says_when_nothing_fits_without_infinities(capsys, load) -> None:
     code, out, _ = run_cli(capsys, "serve", "--memory-gb", "0.1", *load, "--json")
     data = json.loads(out)
     assert data["max_concurrency_that_fits"] == 0 and data["ttft_ms"] is None and data["tokens_per_s_per_user"] is None
+
+
+@pytest.mark.parametrize(
+    ("model", "tp", "bits", "fleet"),
+    [
+        # 1,000 replies a day fit on one replica: "1 × … each a replica of its own … requests each" was said of it.
+        ("llama-3.1-8b", "1", "16", "1 × NVIDIA H100 SXM 80GB, weights in 16-bit, at up to 229 requests: $2,722 a month"),
+        ("llama-3.1-70b", "4", "8", "4 × NVIDIA H100 SXM 80GB in one replica of 4 GPUs (tensor parallel), weights in "
+         "8-bit, at up to 218 requests: $10,886 a month"),
+    ],
+)  # fmt: skip
+def test_a_fleet_of_one_replica_is_said_as_one(capsys, model: str, tp: str, bits: str, fleet: str) -> None:
+    # $2,722 = 1 GPU × $3.78/h (the H100 preset) × 24 h × 30 days; $10,886 = 4 × that. Neither autoscales below one.
+    code, out, _ = run_cli(capsys, "plan", "--model", model, "--candidate-gpus", "h100-sxm", "--tensor-parallel", tp,
+                           "--weight-precisions", bits, "--replies-per-day", "1000")  # fmt: skip
+    assert code == 0
+    assert fleet in out
