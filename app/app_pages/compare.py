@@ -63,7 +63,7 @@ if priced:
     # A product manager reads "cheapest" as "use it": the options need not be equally good.
     st.caption(
         "Cheapest is not the same as equivalent: different models answer differently well, and a fleet's "
-        "weights may be narrower than the sidebar's (its 'notes' say how it runs), which this tool does not measure."
+        "weights may be narrower than the sidebar's (under the table: how each runs), which this tool does not measure."
     )
 words = cheapest_words(changes, {c.option: c.option for c in results}, float(axis[0]), float(axis[-1]))
 if words:
@@ -76,13 +76,14 @@ frame = compare_charts.table(results, measured)
 billed = frame[frame["USD per month"].notna()]
 if len(billed):
     st.dataframe(
-        billed,
+        billed.drop(columns="notes"),  # a grid cuts long text: they are listed under it, whole
         column_config={
             "USD per reply": st.column_config.NumberColumn(format="$%.3g"),
             "USD per month": st.column_config.NumberColumn(format="$%,.0f"),
             "USD per year": st.column_config.NumberColumn(format="$%,.0f"),
         },
     )
+    st.markdown(compare_charts.notes_list(results))
 for compared in results:
     if compared.monthly_usd is None:
         st.warning(plain(f"{compared.option}: no fleet. ", 200) + sentence(compared.note), icon=":material/block:")

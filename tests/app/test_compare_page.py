@@ -30,10 +30,15 @@ def test_the_default_options_are_the_decision_a_pm_makes(page) -> None:
     assert table["USD per month"].iloc[:2].tolist() == pytest.approx([26_400, 75_000])
     assert table["latency (one reply)"].iloc[:2].tolist() == ["not estimated", "not estimated"]
     assert "likely latency" not in table.columns  # APIs and fleets carry no range: no blank column
-    # What decides first, then what a fleet is (its GPUs per replica and weights), before the long names.
-    assert list(table.columns) == ["USD per month", "USD per reply", "latency (one reply)", "notes", "USD per year",
+    # What decides first, then the long names; what a fleet is (its GPUs per replica and weights) is listed
+    # under the grid, whole (a grid cuts a long cell: "1 per replica," and the weights were past its edge).
+    assert list(table.columns) == ["USD per month", "USD per reply", "latency (one reply)", "USD per year",
                                    "what it is"]  # fmt: skip
-    assert " per replica, weights in " in table["notes"].iloc[2]
+    notes = unescape(next(m.value for m in page.main.markdown if m.value.startswith("**How each option runs:**")))
+    assert "- **llama-3.1-8b on l4**: " in notes and " per replica, weights in " in notes
+    assert "- **openai/gpt-4.1-mini**: OpenAI's list prices" in notes
+    # A fleet's reply is timed at its peak load, not as the Overview's lone request: the cell says so.
+    assert table["latency (one reply)"].iloc[2].endswith(" at the peak")
     assert any(c.value.startswith("Cheapest is not the same as equivalent") for c in page.main.caption)
     fleet = compare(("llama-3.1-8b on l4",), Scenario.from_flat(TRAFFIC), Plan())[0]
     assert table["USD per month"].iloc[2] == pytest.approx(fleet.monthly_usd)
