@@ -110,7 +110,10 @@ def asymmetry_bars(tokens: int, prompt_s: float, output_s: float) -> go.Figure:
         "orientation": "h",
         "x": ms([output_s, prompt_s]),
         "showlegend": False,
-        "y": [f"{n} tokens as output<br>(decode, {n} passes)", f"{n} tokens as prompt<br>(prefill, one pass)"],
+        "y": [
+            f"{n} tokens as output<br>(decode, {n} passes,<br>after that prompt)",
+            f"{n} tokens as prompt<br>(prefill, one pass)",
+        ],
         "marker": {"color": [theme.DECODE, theme.PREFILL]},
         "hovertemplate": "%{y}<br>%{x:,.2f} ms<extra></extra>",
         "text": [fmt.duration(output_s), fmt.duration(prompt_s)],

@@ -21,6 +21,8 @@ from core.plan_spec import Plan
 
 # The Latency line page's simulations: which of the lab's reply lengths it draws.
 SIMULATIONS = {"part1": "Part 1's seven replies, scaled to yours", "part3": "Part 3's short and long reply"}
+# Shown in the select: the sentences above were cut at the sidebar's width ("…scaled to y").
+SIMULATION_LABELS = ("Part 1: seven replies", "Part 3: short and long")
 
 # The lesson's four predictions: (key, label, unit, help); each a positive number, empty until guessed.
 PREDICTIONS = (
@@ -51,7 +53,7 @@ PAGE_INPUTS: dict[str, tuple[Input, ...]] = {
             kind=str,
             label="Simulated replies",
             choices=tuple(SIMULATIONS),
-            choice_labels=tuple(SIMULATIONS.values()),
+            choice_labels=SIMULATION_LABELS,
             default="part1",
             help="Part 1's: the lab's Part 1 lengths (1 to 800 tokens for a 500-token reply, scaled to yours). "
             "Part 3's: its two replies (50 and 500 tokens for a 500-token reply, scaled), from a fresh seed. "
@@ -120,6 +122,8 @@ def text_of(described: Input, value: Any) -> str:
     """A page input's value (SI, a list as a tuple) as its flat text: `1000` for a 1 s TTFT target, `1,2,4`."""
     if described.is_list:
         return list_text(tuple(value))
+    if described.choice_labels:  # the option the bound select shows is what it reads from the link
+        return dict(zip(described.choices, described.choice_labels, strict=False)).get(value, value)
     return value if described.kind is str else flat_text(described, value)
 
 

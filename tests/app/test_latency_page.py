@@ -62,7 +62,7 @@ def test_asymmetry_at_the_defaults(default_page):
     shown = text(default_page)
     # N = 500: prefill 500 × 14 GFLOP ÷ 300 TFLOP/s = 23.33 ms; decode 500 × 7 ms = 3.50 s; 150x.
     assert "500 tokens as a prompt ride one prefill pass: 23.33 ms" in shown
-    assert "500 decode passes: 3.50 s, **150.0x slower**" in shown
+    assert "As output, after that prompt, they need 500 decode passes: 3.50 s, **150.0x slower**" in shown
 
 
 def test_the_asymmetry_counts_the_prefill_pass_not_the_servers_path(open_app):
@@ -267,3 +267,13 @@ def test_a_lesson_button_leaves_a_way_back_to_the_scenario_it_replaced(open_app)
     assert (at.selectbox(key="model").value, at.selectbox(key="gpu").value) == ("llama-3.1-8b", "h100-sxm")
     assert at.number_input(key="out").value == 1000
     assert not [b for b in at.main.button if b.key == "lesson_back"]
+
+
+def test_the_simulation_select_shows_short_labels_and_links_by_key(open_app):
+    # The caption's sentence ("Part 1's seven replies, scaled to yours") was cut at the sidebar's width;
+    # the select shows a short label, and a link still names the simulation by its key.
+    at = open_app("latency", sim="part3")
+    select = at.sidebar.selectbox(key="sim")
+    assert select.value == "part3"
+    assert [select.format_func(o) for o in select.options] == ["Part 1: seven replies", "Part 3: short and long"]
+    assert "Part 3's short and long reply" in text(at)

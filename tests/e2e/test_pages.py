@@ -153,6 +153,17 @@ def test_latency_line_shows_ttft_and_tpot(page: Page) -> None:
     expect_no_exception(page)
 
 
+def test_a_link_to_the_latency_lines_simulation_opens_it(page: Page) -> None:
+    # A bound select reads the option it shows from the address bar, not its key: `sim=part3` was
+    # dropped, and the bar's own `sim=Part 3…` was refused on reload, so the simulation never survived a link.
+    open_page(page, "/latency?sim=part3")
+    expect(page.get_by_test_id("stMain")).to_contain_text("Part 3's short and long reply")
+    assert "sim=Part+3" in page.url or "sim=Part%203" in page.url
+    open_page(page, page.url)  # the link the bar now holds restores it too
+    expect(page.get_by_test_id("stMain")).to_contain_text("Part 3's short and long reply")
+    expect_no_exception(page)
+
+
 def test_roofline_shows_the_lessons_batch_table(page: Page) -> None:
     open_page(page, "/roofline")
     expect(title(page)).to_contain_text("Roofline & batching")
