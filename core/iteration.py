@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from core.arraymath import Quantity, maximum
-from core.attention import attention_flops_per_token
+from core.attention import attention_flops_per_token, prefill_chunk_attention_flops
 from core.memory import kv_cache_bytes, weight_bytes_read
 from core.replica import Replica
 from core.step_time import compute_time_s, expert_padding_flops, fixed_time_s, memory_time_s, step_time_s
@@ -60,7 +60,8 @@ def iteration(
 
     The chunk's p tokens belong to `prefill_sequences` prompts (default 1 when p > 0), each
     contributing p/n tokens at positions q+1..q+p/n of its own prompt; attention is linear
-    in position, so the chunk's attention FLOPs are p × attention at q + (p/n + 1)/2.
+    in position, so the chunk's attention FLOPs are p × attention at q + (p/n + 1)/2, in the
+    cheaper form for latent attention (`attention.prefill_chunk_attention_flops`).
     Example (Llama 3.1 70B fp8 on one B200, ideal): b = 0, p = 1,000 → 141 TFLOP of
     weights + 1.3 TFLOP of attention over 4,500 TFLOP/s = 31.7 ms, compute-bound.
     """
@@ -68,11 +69,11 @@ def iteration(
     b, p, q = decode_sequences, prefill_tokens, prefill_context_tokens
     if prefill_sequences is None:
         prefill_sequences = np.greater(p, 0) * 1.0 if isinstance(p, np.ndarray) else float(p > 0)
-    # Each prompt attends over its own tokens only: the chunk splits evenly between them.
-    per_prompt = p / maximum(prefill_sequences, 1.0)
     weight_flops = 2.0 * model.active_params * (b + p)
-    attention_flops = b * attention_flops_per_token(model, decode_context_tokens + 1) + p * attention_flops_per_token(
-        model, q + (per_prompt + 1) / 2
+    # Each prompt attends over its own tokens only (the chunk splits evenly between them), in the cheaper of
+    # latent attention's two forms, as `estimate` prefills; the decodes in the absorbed one.
+    attention_flops = b * attention_flops_per_token(model, decode_context_tokens + 1) + prefill_chunk_attention_flops(
+        model, q, p, prefill_sequences
     )
     weights = weight_bytes_read(model, precision, b + p)
     n = replica.gpu_count  # heads replicated past the KV-head count are stored and read once per copy

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core import presets
-from core.attention import prefill_attention_flops
+from core.attention import prefill_attention_flops, prefill_chunk_attention_flops
 from core.efficiency import CALIBRATED
 from core.engine import TYPICAL, VLLM, EngineProfile
 from core.iteration import iteration, prompt_chunks, request_steps
@@ -165,3 +165,27 @@ def test_prompts_sharing_an_iteration_attend_only_over_themselves():
     shared = iteration(r, 0.0, 0.0, 8000.0, 0.0, 8.0)
     weights = 2 * 70.55e9 * 8000
     assert shared.flops - weights == pytest.approx(8 * 2_621_440 * 500_500, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("context", "chunk", "form", "flops"),
+    [
+        # A fresh 1,000-token prompt: expanded, 81,920 × 61 layers × (1 + … + 1,000 = 500,500) = 2.501 TFLOP.
+        (0, 1000, "expanded", 81_920 * 61 * 500_500),
+        # 1,000 more after 7,000: expanded 81,920 × 61 × 1,000 × 7,500.5 + 61 × 7,000 cached latents × 33.55 MFLOP
+        # = 37.48 + 14.33 TFLOP = 51.81, under the absorbed 278,528 × 61 × 7,500,500 = 127.4 TFLOP.
+        (7000, 1000, "expanded", 81_920 * 61 * 7_500_500 + 61 * 7000 * 33_554_432),
+        # 10 after 30,000: expanding the prefix (61.4 TFLOP) costs more than attending absorbed:
+        # 278,528 × 61 × 10 × 30,005.5 = 5.098 TFLOP.
+        (30_000, 10, "absorbed", 278_528 * 61 * 300_055),
+    ],
+)
+def test_a_prefill_chunk_costs_latent_attention_in_its_cheaper_form(context, chunk, form, flops) -> None:
+    model = presets.model("deepseek-v3")
+    assert prefill_chunk_attention_flops(model, context, chunk) == pytest.approx(flops, rel=1e-12)
+    # The whole prompt's own rule (`estimate`'s), for the same positions: the iterations agree with it.
+    assert prefill_attention_flops(model, context, context + chunk) == pytest.approx(flops, rel=1e-12)
+    # Two prompts sharing the chunk, each half of it after its own context, each expanding its own prefix.
+    if form == "expanded":
+        half = prefill_chunk_attention_flops(model, context, chunk / 2)
+        assert prefill_chunk_attention_flops(model, context, chunk, 2) == pytest.approx(2 * half, rel=1e-12)

@@ -115,6 +115,10 @@ CASES = [
     # DeepSeek-V3's latent cache is whole on every rank, ×8). The load model reads every copy too.
     ("qwen3-235b-a22b", "h200", 8, FP8, 1000, 500),
     ("deepseek-v3", "h200", 8, FP8, 1000, 500),
+    # A prompt long enough to be compute-bound: latent attention's prefill in the cheaper (expanded) form in
+    # both, 81,920 FLOP per attended token per layer, not the decode's absorbed 278,528 (serve's TTFT was
+    # 1.6× estimate's at 12,000 tokens).
+    ("deepseek-v3", "h200", 8, FP8, 8000, 200),
 ]
 
 

@@ -177,7 +177,10 @@ def test_an_open_loop_row_is_judged_on_the_open_loop(tmp_path):
         # was refitted without llama.cpp's rows (75 → 80 µs, core.engine_fit.OWN_MOE_LAYER). TPOT 16.6 and
         # 26.6 % before the vector cores' unpacking cap and its refit: SGLang on 8 × B200 pays the typical
         # engine's all-reduce, 22 → 26 µs, and gpt-oss's MXFP4 on an A100 is capped (2 rows, 7 → 41 %).
-        ("serving_other_models.csv", 140, 20.1, 67.4),
+        # TPOT 19.7 % before a chunk's latent attention was costed in its cheaper (expanded) form, as `estimate`
+        # costs it: DeepSeek-V3's prompts ride the iterations faster, and its dstack rows were already too fast
+        # (TTFT 66.0 % either way; the next file's 58.4 → 57.6 %, the one after's 20.9 → 20.5 %).
+        ("serving_other_models.csv", 140, 20.5, 67.4),
         # ... and, gathered after those had been seen, TensorRT-LLM issue 5929, vLLM PR 23151, DataCrunch, SGLang.
         ("serving_other_models_fresh.csv", 34, 26.8, 58.4),
         # ... and a third look (Qwen2.5-7B on an L4, AMD's DeepSeek-R1 on 8 x MI355X, gpt-oss-20b on an H100).
