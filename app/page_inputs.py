@@ -15,7 +15,7 @@ import streamlit as st
 from core.compare import MAX_OPTIONS, option_ids
 from core.field_lists import list_text
 from core.fields import Input, flat_text, inputs, si_value
-from core.lesson import JITTER, SEED
+from core.lesson import JITTER, PREDICTION_HIGH, PREDICTION_LOW, SEED
 from core.load import Load
 from core.plan_spec import Plan
 
@@ -34,7 +34,8 @@ PREDICTIONS = (
 
 
 def _prediction(key: str, label: str, unit: str, help_text: str) -> Input:
-    return Input(key=key, kind=float, label=label, unit=unit, low=0, high=1e6, optional=True, help=help_text)
+    return Input(key=key, kind=float, label=label, unit=unit, low=PREDICTION_LOW, high=PREDICTION_HIGH, optional=True,
+                 help=help_text)  # fmt: skip
 
 
 PAGE_INPUTS: dict[str, tuple[Input, ...]] = {

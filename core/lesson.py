@@ -20,6 +20,7 @@ from core.parallel import Machine, effective_machine
 from core.phases import Step, decode_step, prefill
 from core.roofline import compute_idle_fraction
 from core.specs import Model, Precision, Pricing
+from core.validation import check_number
 
 SEED = 36
 JITTER = 0.05  # each simulated decode step is off by up to ±5 %
@@ -32,6 +33,9 @@ PART3_PRICING = Pricing()  # $0.50 in, $1.50 out per million; 100,000 replies a 
 # The predictions the reference run was printed with (the lab's PREDICTIONS block).
 REFERENCE_PREDICTIONS = (7.0, 150.0, 1.0, 10.0)
 CLOSE_ENOUGH = (0.7, 1.4)
+# A guess at a latency, a ratio or an intensity, never past these; 0 means no guess. A guess of 5e-324
+# divided the verdict by zero, 1e-300 printed a 300-digit "x too LOW" (the CLI and the lesson page).
+PREDICTION_LOW, PREDICTION_HIGH = 1e-6, 1e9
 
 
 def toy_setup() -> tuple[Model, Precision, Machine]:
@@ -187,6 +191,11 @@ def scoreboard(
     p1: Part1, p2: Part2, p3: Part3, guesses: tuple[float, ...] = REFERENCE_PREDICTIONS
 ) -> tuple[Prediction, ...]:
     """P1 TPOT (ms), P2 output vs input token (x), P3 decode intensity (FLOP/byte), P4 long vs short reply (x)."""
+    if len(guesses) != 4:
+        raise ValueError(f"the lab scores four predictions, P1-P4, got {len(guesses)}")
+    for i, guess in enumerate(guesses, 1):
+        if guess != 0:  # (a non-number is not 0, and is refused below)
+            check_number(f"P{i}", guess, PREDICTION_LOW, PREDICTION_HIGH)
     actual = (p1.decode.time_s * 1e3, p1.output_vs_input, p2.step.intensity_flop_per_byte, p3.latency_ratio)
     labels = (
         ("P1 TPOT per output token", "ms"),

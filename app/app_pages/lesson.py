@@ -39,7 +39,8 @@ else:
     run = compute.cached_lab_run(tuple(guesses))
     st.subheader("Scoreboard")
     board = run.scoreboard
-    you = [f"{p.guess:,.1f}" if p.guess > 0 else "—" for p in board]
+    # One decimal as typed ("7.0"); a guess under 0.05 in two significant digits (0.000001 read "0.0").
+    you = [("—" if p.guess <= 0 else f"{p.guess:,.1f}" if p.guess >= 0.05 else f"{p.guess:.2g}") for p in board]
     actual = [f"{p.actual:,.2f} {p.unit}" for p in board]
     scores = {  # the verdict second: a phone shows two columns of four
         "prediction": [p.label for p in board],

@@ -23,6 +23,7 @@ from core.cli.load_commands import add_plan_parser, add_serve_parser, refuse_unu
 from core.cli.prices import add_prices_arguments
 from core.cli.scenario_args import add_scenario_options, scenario_from_args
 from core.fields import cut
+from core.lesson import PREDICTION_HIGH, PREDICTION_LOW
 from core.measurements import SETS
 
 SUBCOMMANDS = ("lab", "estimate", "serve", "plan", "presets", "calibrate", "prices")
@@ -92,9 +93,6 @@ def _short_choices(message: str) -> str:
         run.append(name) if numbered else shown.append(name)
     close()
     return f"{message[: found.start()]}{found.group(1)} is not one of {', '.join(shown)}"
-
-
-PREDICTION_LOW, PREDICTION_HIGH = 1e-6, 1e9  # a guess at a latency, a ratio or an intensity, never past these
 
 
 def _prediction(text: str) -> float:

@@ -13,7 +13,7 @@ REFERENCE_RUN = Path(__file__).resolve().parents[1] / "data" / "reference_run.tx
 GUESSES = ("p1", "p2", "p3", "p4")
 
 
-def guess_and_reveal(at: AppTest, guesses: tuple[float, ...]) -> AppTest:
+def guess_and_reveal(at: AppTest, guesses: tuple[float | None, ...]) -> AppTest:
     for key, value in zip(GUESSES, guesses, strict=True):
         at.number_input(key=key).set_value(value)
     at.run()
@@ -56,8 +56,8 @@ def test_a_workshop_link_with_reveal_1_reveals(open_app):
 
 
 def test_too_high_too_low_and_no_guess(open_app):
-    at = guess_and_reveal(open_app("lesson"), (70.0, 200.0, 0.1, 0.0))
-    # 70 / 7 = 10x high; 200 / 150 = 1.33 is inside 0.7–1.4; 1 / 0.1 = 10x low; 0 is no guess.
+    at = guess_and_reveal(open_app("lesson"), (70.0, 200.0, 0.1, None))
+    # 70 / 7 = 10x high; 200 / 150 = 1.33 is inside 0.7–1.4; 1 / 0.1 = 10x low; empty is no guess.
     assert verdicts(at) == ["10.0x too HIGH", "close enough", "10.0x too LOW", "no guess"]
 
 
@@ -178,3 +178,15 @@ def test_a_scenario_of_its_own_is_shown_on_the_lesson(open_app):
     at.number_input(key="out").set_value(900).run()
     at.switch_page(PAGE).run()
     assert at.number_input(key="out").value == 900
+
+
+@pytest.mark.parametrize("tiny", ["5e-324", "1e-300"])
+def test_a_vanishing_guess_in_a_link_is_raised_to_the_smallest_with_a_warning(open_app, tiny):
+    # 5e-324 divided the verdict by zero (an exception box on the page), 1e-300 printed a 300-digit
+    # "x too LOW": the link is read into P1's range, 0.000001 to 1,000,000,000 (as the CLI's), and said.
+    at = open_app("lesson", p1=tiny, reveal="true")
+    assert not at.exception
+    assert any("p1" in w.value for w in at.warning)
+    # 0.000001 ms against the lab's 7 ms: 7,000,000x too low, a verdict that fits its cell.
+    assert verdicts(at)[0] == "7000000.0x too LOW"
+    assert at.main.dataframe[0].value["you"].iloc[0] == "1e-06"

@@ -7,6 +7,7 @@ derived by hand beside it; tolerances are tight because this is arithmetic.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -215,3 +216,19 @@ def test_d5_token_bill(d):
     assert f"{d.d5_latency_ratio:.1f}" == "9.4"  # 7046.7 / 746.7 = 9.44
     assert d.d5_cost_units == pytest.approx((1300.0, 4000.0))  # 1000 + 3 × 100; 1000 + 3 × 1000
     assert f"{d.d5_cost_ratio:.1f}" == "3.1"  # 4000 / 1300 = 3.08
+
+
+@pytest.mark.parametrize(
+    ("guesses", "message"),
+    [
+        ((5e-324, 150.0, 1.0, 10.0), "P1 must be >= 1e-06 and <= 1,000,000,000, got 5e-324"),  # divided by zero
+        ((7.0, 150.0, math.nan, 10.0), "P3 must be a finite number"),  # "nanx too HIGH"
+        ((7.0, 150.0, 1.0, 1e10), "P4 must be >= 1e-06 and <= 1,000,000,000, got 10000000000.0"),
+        ((7.0, "150", 1.0, 10.0), "P2 must be a number"),  # a TypeError
+        ((7.0, 150.0, 1.0), "the lab scores four predictions, P1-P4, got 3"),
+    ],
+)
+def test_the_lab_refuses_a_guess_it_cannot_score(guesses, message) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        lab_run(guesses)
+    assert [p.verdict for p in lab_run((0.0, 0.0, 0.0, 0.0)).scoreboard] == ["no guess"] * 4  # 0: none given
