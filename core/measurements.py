@@ -259,7 +259,11 @@ def load(name: str) -> tuple[Measurement, ...]:
 def read_measurements(text: str, name: str) -> tuple[Measurement, ...]:
     """Every row of a CSV in this schema; ValueError naming the file `name`, the line and its problem."""
     reader = csv.DictReader(text.splitlines())
-    missing = [column for column in COLUMNS if column not in (reader.fieldnames or ())]
+    try:
+        header = reader.fieldnames or ()
+    except csv.Error as error:  # a header past the csv module's field limit: a traceback from the CLI
+        raise ValueError(f"{name} line 1: {error}") from None
+    missing = [column for column in COLUMNS if column not in header]
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         raise ValueError(f"{name} lacks the columns {', '.join(missing[:3])}{more} (core/data/README.md)")

@@ -560,6 +560,8 @@ def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
         (lambda rows: _with(rows, "value", "1e-300"), "line 2: value must be a number from 0.000001 to"),
         # An escape sequence reached the terminal raw in the report ("\x1b[2J" clears it).
         (lambda rows: _with(rows, "engine", "vllm\x1b[31m"), "line 2: engine holds a control character"),
+        # A header cell past the csv module's field limit: a _csv.Error traceback (the rows' were caught).
+        (lambda rows: '"' + "a" * 200_000 + '"\n', "line 1: field larger than field limit"),
     ],
 )
 def test_a_bad_measurements_file_exits_2_naming_the_option(capsys, tmp_path, text, says):

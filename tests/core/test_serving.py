@@ -285,3 +285,16 @@ def test_past_the_throughput_knee_prompts_ride_the_iterations_they_arrive_in():
     assert float(loop.tpot_s[1]) == pytest.approx(0.0989, rel=0.05)
     assert float(loop.ttft_s[1]) < 2.5  # the simulation's 0.107 s; the queue approximation still errs long
     assert float(loop.requests_per_s[1]) == pytest.approx(37.5, rel=0.03)
+
+
+@pytest.mark.parametrize("requests_per_slot", [2001 / 2000, 2.0, 10.0, 100.0])
+def test_the_wait_for_a_slot_is_part_of_the_ttft_it_is_said_in(requests_per_slot):
+    # Llama 3.1 8B on one H100, C = 2,000 (far past what fits), n × C requests, the first C at once: the
+    # first wave's running ones start at once, its others wait as later ones do. The steady state's
+    # wait alone (55.4 s) was reported beside a 31.8 s TTFT at n = 2001 / 2000.
+    r = replica("llama-3.1-8b", "h100-sxm", 1, TYPICAL, FP16)
+    point = closed_loop(r, RequestLengths(200, 500), 2000, requests_per_slot)
+    steady = closed_loop(r, RequestLengths(200, 500), 2000)
+    assert 0 < point.queue_wait_s < point.ttft_s
+    share_waiting = (2000 - point.running) / 2000 / requests_per_slot + 1 - 1 / requests_per_slot
+    assert point.queue_wait_s == pytest.approx(steady.queue_wait_s * share_waiting, rel=1e-12)
