@@ -22,6 +22,7 @@ import streamlit as st
 
 from app.page_inputs import BY_KEY, MAX_PINNED_CHARS, PINNED_KEY, si_of, text_of
 from app.safe import plain
+from core.fields import cut
 from core.flat import MAX_VALUE_CHARS, SKIP, flat_of_json, lenient_value, read_flat
 from core.scenario import Scenario
 from core.spec_flat import MAX_LIST_CHARS
@@ -75,6 +76,17 @@ def _query() -> dict[str, str]:
     return raw
 
 
+def repeated(values: Mapping[str, list[str]]) -> list[str]:
+    """One warning per key given more than once that takes one value: the last is used (the CLI refuses
+    `--batch 2 --batch 3`; `?batch=2&batch=3` computed with 3 without a word)."""
+    return [
+        f"{cut(key, 20)} is given {len(given)} times ({', '.join(cut(v, 20) for v in given[:4])}"
+        f"{', …' if len(given) > 4 else ''}): using the last, {cut(given[-1], 20)}."
+        for key, given in values.items()
+        if key not in LIST_KEYS and len(given) > 1
+    ]
+
+
 def _bar(flat: Mapping[str, str]) -> dict[str, str | list[str]]:
     """Flat text as the address bar holds it: a list input as one parameter per item (what bind reads)."""
     return {key: text.split(",") if key in LIST_KEYS else text for key, text in flat.items()}
@@ -93,10 +105,12 @@ def read_once() -> None:
         return
     st.session_state[_READ] = True
     clean, scenario, warnings = clean_link(_query())
-    st.session_state[_NOTICES] = (tuple(warnings), scenario)
+    twice = repeated({key: st.query_params.get_all(key) for key in st.query_params})
+    st.session_state[_NOTICES] = (tuple(twice + warnings), scenario)
     bar = {key: st.query_params.get_all(key) if key in LIST_KEYS else value
            for key, value in st.query_params.to_dict().items()}  # fmt: skip
-    if _bar(clean) != bar:  # a list given comma-separated (core's form) is rewritten one item per parameter too
+    # A list given comma-separated (core's form) is rewritten one item per parameter too, a repeated key once.
+    if twice or _bar(clean) != bar:
         st.query_params.from_dict(_bar(clean))
         st.rerun()  # no widget has bound yet: the next run seeds them all from the cleaned query
 
@@ -122,14 +136,25 @@ def parse_json(data: bytes) -> tuple[dict[str, str] | None, Scenario | None, lis
     try:
         # Numbers kept as their text: a 5,000-digit one is past Python's int conversion limit (it read
         # "not JSON"), and the flat form reads text anyway, saying which value is too long or out of range.
-        obj = json.loads(data.decode("utf-8-sig"), parse_int=str, parse_float=str, parse_constant=str)
+        objects: list[list[tuple[str, object]]] = []  # each object's pairs, innermost first: json keeps a key's last
+
+        def kept(items: list[tuple[str, object]]) -> dict[str, object]:
+            objects.append(items)
+            return dict(items)
+
+        obj = json.loads(
+            data.decode("utf-8-sig"), parse_int=str, parse_float=str, parse_constant=str, object_pairs_hook=kept
+        )
     except (ValueError, RecursionError):
         return None, None, ["The file is not JSON: download a scenario with 'Download scenario (JSON)'."]
     if not isinstance(obj, dict):
         return None, None, ["The file must hold one JSON object of parameter: value pairs."]
     flat, warnings = flat_of_json(obj)
     clean, scenario, more = clean_link(flat)
-    return clean, scenario, warnings + more
+    pairs: dict[str, list[str]] = {}
+    for key, value in objects[-1]:  # the file's own object (the outermost is parsed last)
+        pairs.setdefault(key, []).append(value if isinstance(value, str) else json.dumps(value))
+    return clean, scenario, repeated(pairs) + warnings + more
 
 
 def share_query(scenario: Scenario, page_values: Mapping[str, object]) -> str:

@@ -51,6 +51,11 @@ def _strict(described: Input, text: str) -> Any:
 
 def spec_from_flat(spec_type: type, flat: Mapping[str, str]) -> Any:
     """Strict: the flat form → the spec (missing keys take the defaults). Raises ValueError naming the key."""
+    for key, value in flat.items():  # text, as `from_flat`'s: {"conc": 3} raised AttributeError
+        if not isinstance(key, str):
+            raise ValueError(f"parameter names must be text, got {cut(repr(key))}")
+        if not isinstance(value, str):
+            raise ValueError(f"{cut(key)} must be text, got {type(value).__name__}")
     unknown = sorted(set(flat) - set(flat_keys(spec_type)))
     if unknown:
         raise ValueError(f"unknown parameter(s): {', '.join(cut(k, 20) for k in unknown)}")

@@ -15,13 +15,22 @@ _WHY = {
 }
 
 
+MAX_FILE_BYTES = 64 * 2**20  # the bundled files are under 1 MB each; 64 MB is some 400,000 rows
+
+
 def read_text(path: str | Path) -> str:
     """The file's text (UTF-8); ValueError naming the path and why, in words. Example: 'x.csv: cannot be
     read: no such file'. (It said '(IsADirectoryError)' for an empty path, '(UnicodeDecodeError)' for UTF-16.)"""
     if not str(path).strip():
         raise ValueError("no file named: give a CSV file's path")
     try:
-        return Path(path).read_text(encoding="utf-8-sig")  # Excel's "CSV UTF-8" starts with a byte-order mark
+        with Path(path).open("rb") as file:  # at most the cap and a byte: /dev/zero was read until killed
+            data = file.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise ValueError(
+                f"{path}: cannot be read: larger than {MAX_FILE_BYTES // 2**20} MB (a CSV of measurements)"
+            )
+        return data.decode("utf-8-sig")  # Excel's "CSV UTF-8" starts with a byte-order mark
     except UnicodeDecodeError:
         raise ValueError(f"{path}: cannot be read: not UTF-8 text (save it as UTF-8 CSV)") from None
     except OSError as error:

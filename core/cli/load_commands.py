@@ -124,6 +124,8 @@ def run_plan(args: argparse.Namespace) -> str:
     from core.cli.plan_report import plan_json, plan_text
     from core.plan import plan
 
+    if args.frontier and not args.json:  # the text has no frontier: the flag was dropped without a word
+        args.subparser.error("argument --frontier: only with --json (the text report has no frontier)")
     scenario, spec, load = _parsed(args, Plan, typical_engine=True)
     result = plan(scenario, spec, load.lengths(scenario.workload))
     if args.json:

@@ -557,3 +557,24 @@ def test_a_sessions_pages_are_built_once_and_its_links_lead_to_them(open_app) ->
         "Capacity plan: a fleet for your traffic": "plan",
         "Compare: APIs and fleets": "compare",
     }
+
+
+def test_a_key_given_twice_in_a_link_is_said_and_the_bar_keeps_the_one_used() -> None:
+    # The CLI refuses `--batch 2 --batch 3`; the link computed with 3 and kept both in the bar, unsaid.
+    at = AppTest.from_file("../../streamlit_app.py", default_timeout=30)
+    at.query_params["batch"] = ["2", "3"]
+    at.run()
+    assert not at.exception
+    assert scenario(at).workload.batch_size == 3
+    assert "batch is given 2 times (2, 3): using the last, 3." in [unescape(w.value) for w in at.warning]
+    assert at.query_params["batch"] in ("3", ["3"])  # one value (AppTest gives a lone one as text)
+    # A list input's repeats are its items, not a repeat: tp=1&tp=2 on the plan is the list 1, 2.
+    assert link.repeated({"tp": ["1", "2"], "batch": ["4"]}) == []
+
+
+def test_a_key_given_twice_in_a_scenario_file_is_said() -> None:
+    # json keeps a repeated key's last value without a word; a nested object's repeats are not the file's.
+    _, parsed, warnings = link.parse_json(b'{"batch": 3, "batch": 4, "x": {"a": 1, "a": 2}}')
+    assert parsed is not None and parsed.workload.batch_size == 4
+    assert warnings[0] == "batch is given 2 times (3, 4): using the last, 4."
+    assert not any(w.startswith("a is given") for w in warnings)

@@ -518,6 +518,9 @@ def test_a_path_that_is_no_file_is_said_in_words(capsys, tmp_path, option):
     assert (code, out) == (2, "") and f"argument {option}: no file named: give a CSV file's path" in err
     code, _, err = run_cli(capsys, "calibrate", option, str(tmp_path))
     assert code == 2 and " cannot be read: a folder, not a file" in err  # the long path itself is cut
+    # A file without end was read whole, until the run was killed: at most 64 MB are read.
+    code, _, err = run_cli(capsys, "calibrate", option, "/dev/zero")
+    assert code == 2 and "/dev/zero: cannot be read: larger than 64 MB" in err
 
 
 def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):

@@ -273,6 +273,8 @@ def test_plan_defaults_to_the_typical_engine(capsys) -> None:
         (["plan", "--min-replicas", "-1"], "--min-replicas", "from 0 to 100,000 replicas"),
         (["plan", "--length-low-fraction", "2"], "--length-low-fraction", "from 0.05 to 1"),
         (["plan", "--replies-per-day", "-1"], "--replies-per-day", "from 0 to 1,000,000,000,000"),
+        # The text report has no frontier: the flag was dropped without a word (exit 0, the same output).
+        (["plan", "--frontier"], "--frontier", "only with --json"),
     ],
 )
 def test_bad_values_exit_2_with_one_line_naming_the_option(capsys, argv, option, allowed) -> None:

@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 from core import presets
 from core.efficiency import CALIBRATED, IDEAL
 from core.flat import FLAT_KEYS, MAX_KEYS, read_flat
+from core.load import Load
+from core.plan_spec import Plan
 from core.scenario import Scenario
+from core.spec_flat import spec_from_flat
 from core.specs import Pricing, Workload
 
 LLAMA_70B_FP8 = {"model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "2", "wbits": "8", "engine": "typical"}
@@ -135,6 +138,20 @@ def test_a_number_past_decimals_own_limit_clamps_like_any_other() -> None:
 def test_the_strict_reader_takes_text_and_says_so_otherwise(flat, message) -> None:
     with pytest.raises(ValueError, match=f"^{message}$"):
         Scenario.from_flat(flat)
+
+
+@pytest.mark.parametrize("spec_type", [Load, Plan])
+@pytest.mark.parametrize(
+    ("flat", "message"),
+    [
+        ({"conc": 3}, "conc must be text, got int"),  # AttributeError: 'int' object has no attribute 'strip'
+        ({"tp": ["1"]}, "tp must be text, got list"),  # AttributeError: 'list' object has no attribute 'split'
+        ({3: "3"}, "parameter names must be text, got 3"),  # TypeError: 'int' object is not subscriptable
+    ],
+)
+def test_the_loads_and_plans_strict_readers_take_text_too(spec_type, flat, message) -> None:
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        spec_from_flat(spec_type, flat)
 
 
 def test_a_name_warning_says_what_was_kept_and_a_spaced_key_is_quoted() -> None:
