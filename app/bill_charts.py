@@ -226,7 +226,9 @@ def cost_split_table(scenario: Scenario, est: Estimate) -> pd.DataFrame:
         ("cached input (cache reads)", work.cached_prompt_tokens,
          per_million(cost.cached_input_usd, work.cached_prompt_tokens, pricing.cached_input_usd_per_million_tokens),
          cost.cached_input_usd),
-        ("cache writes", work.cache_write_tokens,
+        # Unset, they bill at the input price: said, as the sidebar's empty field showed no price at all.
+        ("cache writes" if pricing.cache_write_usd_per_million_tokens is not None else "cache writes (at the input price)",
+         work.cache_write_tokens,
          per_million(cost.cache_write_usd, work.cache_write_tokens, pricing.cache_write_usd_per_million_tokens),
          cost.cache_write_usd),
         ("output", work.output_tokens, per_million(cost.output_usd, work.output_tokens,

@@ -76,8 +76,9 @@ def self_hosting_line(scenario: Scenario) -> str:
     line = (
         f"If you served the replies yourself: {plain(scenario.model.name)} on {gpus}{plain(scenario.gpu.name)}, "
         f"{scenario.precision.weight_bits:g}-bit weights, {served}, {batch} "
-        "(set under 'Self-hosting' in the sidebar)."
-    )
+        "(set under 'Self-hosting' in the sidebar). MBU and MFU: the shares of the GPU's memory bandwidth and "
+        "compute its kernels reach."
+    )  # the gloss: the Overview is read by product managers too, who met "MBU 73.0%" unexplained
     if scenario.pricing.api_model is not None:
         line += (
             f" The prices above are {plain(scenario.pricing.api_model)}'s; these latencies are the self-hosted "

@@ -108,7 +108,9 @@ def test_zero_traffic_still_draws_an_axis() -> None:
 
 def test_the_cost_split_table_adds_up_and_round_trips_through_csv() -> None:
     table = bill_charts.cost_split_table(LESSON, estimate(LESSON))
-    assert list(table.index) == ["input (uncached prompt)", "cached input (cache reads)", "cache writes", "output"]
+    assert list(table.index) == [
+        "input (uncached prompt)", "cached input (cache reads)", "cache writes (at the input price)", "output"
+    ]  # fmt: skip
     assert table["USD per reply"].tolist() == pytest.approx([0.0001, 0.0, 0.0, 0.00075])
     assert table["USD per month"].sum() == pytest.approx(2550)
     assert table["share of the bill"].sum() == pytest.approx(1)
@@ -132,7 +134,9 @@ def test_an_unset_cache_write_price_shows_the_input_price_it_bills_at() -> None:
     scenario = Scenario.from_flat({"api": "openai/gpt-4o"})
     table = bill_charts.cost_split_table(scenario, estimate(scenario))
     assert scenario.pricing.cache_write_usd_per_million_tokens is None
-    assert table.loc["cache writes", "USD per million tokens"] == pytest.approx(2.5)
+    assert table.loc["cache writes (at the input price)", "USD per million tokens"] == pytest.approx(2.5)
+    priced = Scenario.from_flat({"api": "anthropic/claude-haiku-4-5"})  # lists its own cache-write price
+    assert "cache writes" in bill_charts.cost_split_table(priced, estimate(priced)).index
 
 
 def test_a_free_api_has_no_shares_rather_than_a_division_by_zero() -> None:

@@ -297,3 +297,11 @@ def test_an_api_beside_the_lessons_toy_says_to_pick_a_model(open_app) -> None:
     )
     real = open_app(api="openai/gpt-4o", model="llama-3.1-8b", gpu="h100-sxm")
     assert not [c for c in real.main.caption if "still the lesson's toy" in c.value]
+
+
+def test_the_self_hosting_line_says_what_mbu_and_mfu_are(open_app) -> None:
+    # A product manager reads the Overview too: "served by vLLM (MBU 73.0%, MFU 50.0%)" was unexplained.
+    at = open_app(model="llama-3.1-8b", gpu="h100-sxm", engine="vllm")
+    (line,) = [c.value for c in at.main.caption if c.value.startswith("If you served the replies yourself")]
+    assert "served by vLLM (MBU 73.0%, MFU 50.0%)" in line
+    assert "MBU and MFU: the shares of the GPU's memory bandwidth and compute its kernels reach." in line
