@@ -51,7 +51,8 @@ def precision_note(scenario: Scenario, result: CapacityPlan) -> str | None:
     The search tries every width in its list; a reader who set 16-bit in the sidebar should not miss that
     the cheapest fleet quantises the model (or that it keeps more bits than the sidebar's)."""
     best, bits = result.best, scenario.precision.weight_bits
-    if best is None or best.setup.weight_bits == bits:
+    mixed = scenario.precision.expert_weight_bits not in (None, bits)  # gpt-oss as shipped: no candidate is
+    if best is None or (best.setup.weight_bits == bits and not mixed):
         return None
     quality = (
         " Fewer bits per weight can cost some answer quality, which this tool does not measure."
@@ -62,8 +63,8 @@ def precision_note(scenario: Scenario, result: CapacityPlan) -> str | None:
         f" To keep {bits:g}-bit, list only it under 'Weight precisions'." if f"{bits:g}" in WEIGHT_BITS_CHOICES else ""
     )
     return (
-        f"The plan's weights are {best.setup.precision_name}, not the sidebar's {bits:g}-bit: it tries each "
-        f"precision in its list.{quality}{keep}"
+        f"The plan's weights are {best.setup.precision_name}, not the sidebar's {scenario.precision.weights_words}: it "
+        f"tries each precision in its list, each for every weight.{quality}{keep}"
     )
 
 

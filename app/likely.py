@@ -135,7 +135,7 @@ def roofline_engine_line(scenario: Scenario, machine: Machine) -> str:
         ("their reads reach", e.dequant_bandwidth, "bandwidth"), ("their maths", e.dequant_compute, "compute")
     ) if share != 1]  # fmt: skip
     if machine.dequantised and shares:
-        bits = f"{scenario.precision.weight_bits:g}"
+        bits = f"{scenario.precision.narrowest_weight_bits:g}"
         line += f" These {bits}-bit weights are unpacked inside the matmul: {' and '.join(shares)}."
     line += _unpacking_note(scenario, machine)
     return line + (_sustained_note(scenario) if derated else "")

@@ -75,7 +75,7 @@ def self_hosting_line(scenario: Scenario) -> str:
     served = engine_phrase(scenario) if is_ideal(scenario) else f"served by {engine_phrase(scenario)}"
     line = (
         f"If you served the replies yourself: {plain(scenario.model.name)} on {gpus}{plain(scenario.gpu.name)}, "
-        f"{scenario.precision.weight_bits:g}-bit weights, {served}, {batch} "
+        f"{scenario.precision.weights_words} weights, {served}, {batch} "
         "(set under 'Self-hosting' in the sidebar). MBU and MFU: the shares of the GPU's memory bandwidth and "
         "compute its kernels reach."
     )  # the gloss: the Overview is read by product managers too, who met "MBU 73.0%" unexplained

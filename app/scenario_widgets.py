@@ -75,12 +75,18 @@ def on_model() -> None:
 
 
 def _follow_release() -> None:
-    """The weights' width follows the model as its publisher ships it (DeepSeek-V3: FP8), unless it was
-    edited: a width other than the previous model's release stays (4-bit Llama → 4-bit Qwen)."""
-    key = PRECISION["weight_bits"].key
-    before = presets.release_precision(current_scenario().model.id).weight_bits
-    if st.session_state.get(key, before) == before:
-        st.session_state[key] = presets.release_precision(st.session_state["model"]).weight_bits
+    """The weights' widths follow the model as its publisher ships it (DeepSeek-V3: FP8; gpt-oss: MXFP4
+    experts), unless edited: a width other than the previous model's release stays (4-bit Llama → 4-bit Qwen)."""
+    before = presets.release_precision(current_scenario().model.id)
+    after = presets.release_precision(st.session_state["model"])
+    for name in ("weight_bits", "expert_weight_bits"):
+        key, was = PRECISION[name].key, getattr(before, name)
+        if st.session_state.get(key, was) == was or (
+            name == "expert_weight_bits"
+            and after.expert_weight_bits is None
+            and not presets.model_base(st.session_state["model"]).is_moe
+        ):
+            st.session_state[key] = getattr(after, name)  # (a dense model has no experts: never an edited width)
 
 
 def _follow_backend(only: tuple[str, ...] = ()) -> None:

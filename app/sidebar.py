@@ -160,10 +160,14 @@ def _self_hosting() -> None:
         on_change=widgets.on_engine,
         bind="query-params",
     )
-    released = presets.release_precision(model_id).weight_bits  # DeepSeek-V3 starts at its FP8
+    release = presets.release_precision(model_id)  # DeepSeek-V3 starts at its FP8, gpt-oss's experts at MXFP4
+    released = release.weight_bits
     bits = inputs.number(PRECISION["weight_bits"], released)
     if bits is not None:
         st.caption(words.bits_note(bits, presets.release_format(model_id) if bits == released else None))
+    experts = (PRECISION["expert_weight_bits"], release.expert_weight_bits)
+    if presets.model_base(model_id).is_moe or widgets.held([experts]):  # a dense model has none to set
+        inputs.number(*experts)
     inputs.number(PRECISION["kv_bits"])
     inputs.choice(PRECISION["compute_bits"], auto="auto: 8 for 8-bit weights, else 16")
     model, gpu = presets.model_base(model_id), presets.gpu_base(gpu_id)

@@ -96,8 +96,9 @@ def to_flat(scenario: Any, minimal: bool = False) -> dict[str, str]:
             value = getattr(spec, name)
             if edited_only and value == getattr(base, name) and not _follows_total(section, base, flat, name):
                 continue
-            if value is None and described_input.default is None and spec_base is None:
+            if value is None and getattr(base, name) is None and spec_base is None:
                 continue  # an unset optional with nothing to differ from ("auto"): nothing to say
+            # (unset where the base sets it, gpt-oss's experts at 16 bits like the rest: said as "ebits=")
             flat[described_input.key] = "" if value is None else _text(described_input, value)
     return flat
 

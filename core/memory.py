@@ -15,11 +15,15 @@ from core.units import BITS_PER_BYTE
 
 
 def weight_bytes(model: Model, precision: Precision) -> float:
-    """All stored weights: total parameters × bits per weight / 8.
+    """All stored weights: total parameters × bits per weight / 8 (a mixture's experts at their own width).
 
-    Example: the lesson's 7B model in fp16 → 7e9 × 16 / 8 = 14e9 bytes (14 GB).
+    Example: the lesson's 7B model in fp16 → 7e9 × 16 / 8 = 14e9 bytes (14 GB); gpt-oss-120b as shipped,
+    2.13 B weights at 16 bits and 128 experts × 0.896 B at 4.25 → 4.26 + 60.93 = 65.2 GB, its checkpoint.
     """
-    return model.total_params * precision.weight_bits / BITS_PER_BYTE
+    if not model.is_moe:
+        return model.total_params * precision.weight_bits / BITS_PER_BYTE
+    experts = (model.experts or 0) * model.params_per_expert
+    return (model.shared_params * precision.weight_bits + experts * precision.expert_bits) / BITS_PER_BYTE
 
 
 def expected_distinct_experts(model: Model, tokens: Quantity) -> Quantity:
@@ -45,8 +49,8 @@ def weight_bytes_read(model: Model, precision: Precision, tokens: Quantity) -> Q
     """
     if not model.is_moe:
         return tokens * 0.0 + weight_bytes(model, precision)
-    params = model.shared_params + model.params_per_expert * expected_distinct_experts(model, tokens)
-    return params * precision.weight_bits / BITS_PER_BYTE
+    touched = model.params_per_expert * expected_distinct_experts(model, tokens)
+    return (model.shared_params * precision.weight_bits + touched * precision.expert_bits) / BITS_PER_BYTE
 
 
 def kv_bytes_per_token_per_layer(model: Model, precision: Precision) -> float:

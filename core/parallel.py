@@ -136,7 +136,8 @@ def unpacking_bytes_per_s(gpu: GPU, gpu_count: int, efficiency: Efficiency, prec
     if gpu.vector_flops_per_s is None or efficiency.unpack_flop_per_weight <= 0:
         return None
     weights_per_s = gpu_count * gpu.vector_flops_per_s / efficiency.unpack_flop_per_weight
-    return weights_per_s * precision.weight_bits / BITS_PER_BYTE
+    # With narrower experts (gpt-oss), at their width: the unpacked weights (the stream is capped as one).
+    return weights_per_s * precision.narrowest_weight_bits / BITS_PER_BYTE
 
 
 def allreduce_time_s(message_bytes: Quantity, machine: Machine) -> Quantity:

@@ -19,8 +19,7 @@ class Precision:
         flag="--weight-bits", default_words="as the model ships",
         help="Stored bits per weight, scales included: 16 = fp16/bf16, 8 = fp8/int8, 4.5 = int4 with group "
         "scales. Fewer bits → fewer bytes to read per step → faster decode. Unset, a preset is served as its "
-        "publisher ships it: bf16 (16) for most, FP8 (8) for DeepSeek-V3, MXFP4 experts for gpt-oss "
-        "(4.46 and 5.26 bits per weight on average).",
+        "publisher ships it: bf16 (16) for most, FP8 (8) for DeepSeek-V3, bf16 beside MXFP4 experts for gpt-oss.",
     )  # fmt: skip
     kv_bits: float = described(
         16.0, key="kvbits", kind=float, label="Bits per KV value", unit="bits", low=1, high=32, step=0.5,
@@ -34,18 +33,46 @@ class Precision:
         "(weight-only int4 dequantises to 16-bit maths).",
     )  # fmt: skip
 
+    # A mixture of experts may store its experts narrower than the rest (gpt-oss: MXFP4 experts, bf16
+    # attention, router and embeddings). One average width for both read 3.18 GB a token for gpt-oss-120b
+    # where a token reads 2.13 B weights at 16 bits and 4 of 128 experts at 4.25: 6.16 GB.
+    expert_weight_bits: float | None = described(
+        None, key="ebits", kind=float, label="Bits per expert weight", unit="bits", low=1, high=32, step=0.25,
+        optional=True, flag="--expert-weight-bits",
+        help="A mixture of experts' expert weights, if stored narrower (or wider) than the rest: 4.25 = MXFP4 "
+        "(4-bit values, an 8-bit scale per 32). Empty: as 'Bits per weight'. Dense models have no experts.",
+    )  # fmt: skip
+
     def __post_init__(self) -> None:
         validate(self)
         if self.compute_bits is not None and self.compute_bits not in (4, 8, 16):
             raise ValueError(f"compute_bits must be 16, 8 or 4, got {self.compute_bits!r}")
         # Narrow maths multiplies weights stored that narrow (scales add a bit or so: 9.05 for int8 with
         # per-group scales, 4.5 for NVFP4). 16-bit weights with 8-bit maths was accepted and costed as fp8.
+        # With the experts' bits given, theirs: their matmuls are most of a mixture's maths.
         widest = {8: 10.0, 4: 6.0}.get(self.compute_bits or 16)
-        if widest is not None and self.weight_bits > widest:
+        if widest is not None and self.expert_bits > widest:
+            field = "weight_bits" if self.expert_weight_bits is None else "expert_weight_bits"
             raise ValueError(
-                f"compute_bits {self.compute_bits} multiplies {self.compute_bits}-bit weights: set weight_bits to "
-                f"{self.compute_bits} (at most {widest:g} with scales), got {self.weight_bits:g}"
+                f"compute_bits {self.compute_bits} multiplies {self.compute_bits}-bit weights: set {field} to "
+                f"{self.compute_bits} (at most {widest:g} with scales), got {self.expert_bits:g}"
             )
+
+    @property
+    def expert_bits(self) -> float:
+        """Bits per stored expert weight: `expert_weight_bits`, or the weights' own when not given."""
+        return self.weight_bits if self.expert_weight_bits is None else self.expert_weight_bits
+
+    @property
+    def weights_words(self) -> str:
+        """'16-bit', or '16-bit (experts 4.25-bit)' where the experts are stored at another width."""
+        experts = "" if self.expert_weight_bits is None else f" (experts {self.expert_weight_bits:g}-bit)"
+        return f"{self.weight_bits:g}-bit{experts}"
+
+    @property
+    def narrowest_weight_bits(self) -> float:
+        """The narrower of the weights' and the experts' widths: what a dequantising kernel unpacks."""
+        return min(self.weight_bits, self.expert_bits)
 
     @property
     def math_bits(self) -> int:
@@ -85,4 +112,4 @@ class Precision:
         their scales) on 4-bit maths are not dequantised. Example: 4.5-bit weights, maths by
         default in 16 bits → True; 8-bit weights, maths by default in 8 → False.
         """
-        return self.weight_bits < self.math_bits
+        return self.narrowest_weight_bits < self.math_bits

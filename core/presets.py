@@ -53,7 +53,7 @@ _MODEL_REQUIRED = {"id", "name", "total_params_b", "active_params_b", "source", 
 # kv_latent_dim, …): the descriptions list them, so a new one needs no change here.
 _MODEL_COUNTS = tuple(name for name, described in inputs(Model) if described.kind is int)
 _RELEASE = {"release_weight_bits", "release_format"}
-_MODEL_OPTIONAL = _SHAPE | set(_MODEL_COUNTS) | _RELEASE | {"notes"}
+_MODEL_OPTIONAL = _SHAPE | set(_MODEL_COUNTS) | _RELEASE | {"release_expert_weight_bits", "notes"}
 BF16 = "bf16"  # the release format of a model that names none: 16-bit weights
 
 
@@ -82,6 +82,7 @@ class ModelPreset:
     # quantises them (scales and any 16-bit parts averaged in), and the format in words.
     release_weight_bits: float = 16.0
     release_format: str = BF16
+    release_expert_weight_bits: float | None = None  # a mixture's experts when shipped narrower (gpt-oss: MXFP4)
 
 
 def _check_keys(kind: str, entry: dict[str, Any], required: set[str], optional: set[str]) -> str:
@@ -162,7 +163,16 @@ def parse_model(entry: dict[str, Any]) -> ModelPreset:
         raise ValueError(f"{label}: release_weight_bits must be a number from 1 to 32, got {bits!r}")
     if not isinstance(words, str) or not words.strip():
         raise ValueError(f"{label}: release_format must be non-empty text")
-    return ModelPreset(model, entry.get("context_tokens"), _provenance(entry), float(bits), words)
+    experts = entry.get("release_expert_weight_bits")
+    if experts is not None:
+        if not release or not model.is_moe:
+            raise ValueError(f"{label}: release_expert_weight_bits needs a mixture of experts and its release_format")
+        if isinstance(experts, bool) or not isinstance(experts, (int, float)) or not 1 <= experts <= 32:
+            raise ValueError(f"{label}: release_expert_weight_bits must be a number from 1 to 32, got {experts!r}")
+    return ModelPreset(
+        model, entry.get("context_tokens"), _provenance(entry), float(bits), words,
+        None if experts is None else float(experts),
+    )  # fmt: skip
 
 
 def _load(filename: str, table: str) -> list[dict[str, Any]]:
@@ -274,12 +284,14 @@ def release_precision(model_id: str) -> Precision:
     """The precision a model is served in when nobody quantises it: its publisher's weights as shipped.
 
     Most checkpoints ship 16-bit (bf16) weights; DeepSeek-V3 ships FP8 (8 bits, so 8-bit maths
-    by default) and gpt-oss MXFP4 experts beside bf16 attention (4.46 bits per weight on
-    average for the 120b). The KV cache stays 16-bit: an fp8 cache is the server's choice.
+    by default) and gpt-oss MXFP4 experts (4.25 bits) beside bf16 attention, router and
+    embeddings (16). The KV cache stays 16-bit: an fp8 cache is the server's choice.
     A custom model, or one no preset names, starts from 16-bit.
     """
     preset = model_presets().get(model_id)
-    return Precision() if preset is None else Precision(weight_bits=preset.release_weight_bits)
+    if preset is None:
+        return Precision()
+    return Precision(weight_bits=preset.release_weight_bits, expert_weight_bits=preset.release_expert_weight_bits)
 
 
 def release_format(model_id: str) -> str:

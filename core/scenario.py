@@ -51,6 +51,8 @@ class Scenario:
                 raise ValueError(f"{kind} must be a preset id or 'custom', got {spec_id!r}")
 
         self.gpu.peak_flops_per_s(self.precision.math_bits)  # 4-bit maths needs 4-bit tensor cores
+        if self.precision.expert_weight_bits is not None and not self.model.is_moe:  # read nowhere: said
+            raise ValueError(f"ebits: {self.model.name} has no experts (only a mixture of experts has); leave it empty")
 
     @property
     def machine(self) -> Machine:

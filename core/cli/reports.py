@@ -6,6 +6,7 @@ from core.api_prices import snapshot
 from core.billing import catalogue_entry
 from core.checks import context_window_tokens, engine_memory_problems, scenario_problems
 from core.estimate import Estimate
+from core.presets import ModelPreset
 from core.ranges import likely_range
 from core.specs import Pricing
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION, S_PER_MS
@@ -153,7 +154,7 @@ def estimate_text(result: Estimate) -> str:
     w, memory = s.workload, result.memory
     max_batch = "no limit (no KV cache)" if memory.max_batch_that_fits is None else f"{memory.max_batch_that_fits:,}"
     lines = [
-        f"{s.model.name} on {w.gpu_count} x {s.gpu.name}, weights {s.precision.weight_bits:g}-bit "
+        f"{s.model.name} on {w.gpu_count} x {s.gpu.name}, weights {s.precision.weights_words} "
         f"(maths {s.precision.math_bits}-bit), KV {s.precision.kv_bits:g}-bit, efficiency {s.efficiency.label} "
         f"(MBU {s.efficiency.mbu:.2f}, MFU {s.efficiency.mfu:.2f})",
         f"{w.prompt_tokens:,}-token prompt ({w.cached_prompt_tokens:,} cached), {w.output_tokens:,}-token reply, batch {w.batch_size:,}",
@@ -262,10 +263,11 @@ def presets_text() -> str:
             f"{g.peak_flops_16bit_per_s / FLOP_PER_TFLOP:>8,.1f}{mark:1}{g.peak_flops_8bit_per_s / FLOP_PER_TFLOP:>8,.1f}{mark:1}"
             f"{four:>9}{g.memory_bytes / BYTES_PER_GB:>7,.0f}{price:>8}"
         )
-    lines += ["", "Models (KV = KV-cache bytes per token at 16-bit; bits = bits per weight as the model ships)", ""]
+    lines += ["", "Models (KV = KV-cache bytes per token at 16-bit; bits = bits per weight as the model ships, "
+              "then its experts' where they differ)", ""]  # fmt: skip
     lines.append(
         f"  {'id':<18}{'name':<26}{'params B':>9}{'active B':>9}{'layers':>7}{'KV heads x dim':>16}{'KV KB/tok':>10}"
-        f"{'bits':>6}"
+        f"{'bits':>9}"
     )
     for mp in model_presets().values():
         m = mp.model
@@ -276,6 +278,12 @@ def presets_text() -> str:
         lines.append(
             f"  {m.id:<18}{m.name[:25]:<26}{m.total_params / PARAMS_PER_BILLION:>9.2f}"
             f"{m.active_params / PARAMS_PER_BILLION:>9.2f}{m.layers or '-':>7}{shape:>16}{kv_kb:>10.1f}"
-            f"{mp.release_weight_bits:>6g}"
+            f"{_shipped_bits(mp):>9}"
         )
     return "\n".join(lines) + "\n"
+
+
+def _shipped_bits(preset: ModelPreset) -> str:
+    """'8', or '16/4.25' for gpt-oss: its attention, router and embeddings, then its MXFP4 experts."""
+    experts = preset.release_expert_weight_bits
+    return f"{preset.release_weight_bits:g}" + ("" if experts is None else f"/{experts:g}")

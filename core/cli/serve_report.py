@@ -106,7 +106,7 @@ def _header(scenario: Scenario, load: Load) -> list[str]:
     f = load.length_low_fraction
     varied = "fixed lengths" if f == 1 else f"each drawn from {f * 100:g}-100 % of that"
     return [
-        f"{s.model.name} on {w.gpu_count} x {s.gpu.name}, weights {s.precision.weight_bits:g}-bit "
+        f"{s.model.name} on {w.gpu_count} x {s.gpu.name}, weights {s.precision.weights_words} "
         f"(maths {s.precision.math_bits}-bit), KV {s.precision.kv_bits:g}-bit, engine {s.engine.name}, "
         f"efficiency {s.efficiency.label}",
         f"{w.prompt_tokens:,}-token prompts, {w.output_tokens:,}-token replies ({varied}); no prefix-cache hits",

@@ -58,9 +58,9 @@ def test_a_precision_other_than_the_sidebars_is_said(page, open_app) -> None:
     # The sidebar's Llama 3.1 70B is 16-bit; the search's only width here is 8: the cheapest fleet quantises.
     said = [unescape(c.value) for c in page.caption if c.value.startswith("The plan")]
     assert said == [
-        "The plan's weights are 8-bit, not the sidebar's 16-bit: it tries each precision in its list. Fewer bits "
-        "per weight can cost some answer quality, which this tool does not measure. To keep 16-bit, list only it "
-        "under 'Weight precisions'."
+        "The plan's weights are 8-bit, not the sidebar's 16-bit: it tries each precision in its list, each for every "
+        "weight. Fewer bits per weight can cost some answer quality, which this tool does not measure. To keep "
+        "16-bit, list only it under 'Weight precisions'."
     ]
     same = open_app("plan", **LINK, **SMALL, wbits="8")  # the sidebar at 8-bit as well: nothing to say
     assert not [c for c in same.caption if c.value.startswith("The plan")]
@@ -194,4 +194,13 @@ def test_the_api_beside_the_fleet_is_named_with_where_its_prices_come_from(open_
     assert text.endswith(
         "The API: Prices typed by hand ($0.500 in, $1.50 out per million tokens; the lesson's illustrative "
         "prices unless you changed them). Pick an API model in the sidebar for its real list prices."
+    )
+
+
+def test_gpt_oss_as_shipped_is_said_to_differ_from_every_uniform_candidate(open_app) -> None:
+    # bf16 beside MXFP4 experts is no candidate (each is one width for every weight): a 16-bit fleet is not it.
+    at = open_app("plan", model="gpt-oss-120b", gpu="h100-sxm", wlist="16")
+    said = [unescape(c.value) for c in at.caption if c.value.startswith("The plan")]
+    assert said and said[0].startswith(
+        "The plan's weights are 16-bit, not the sidebar's 16-bit (experts 4.25-bit): it tries each precision"
     )

@@ -476,14 +476,18 @@ def test_every_scenario_input_has_a_widget_in_the_sidebar(open_app) -> None:
     # catches one the sidebar does not draw (with every lazy box open, every input must be there).
     from core.flat import INPUTS
 
-    at = open_app()
-    for box in ("sb_numbers_open", "sb_efficiency_open", "sb_caching_open"):
-        at.session_state[box] = True
-    at.run()
     kinds = ("number_input", "text_input", "selectbox", "radio", "toggle")
-    drawn = {w.key for kind in kinds for w in at.sidebar.get(kind)}
-    missing = sorted(set(INPUTS) - drawn)
+
+    def drawn(at: AppTest) -> set[str]:
+        for box in ("sb_numbers_open", "sb_efficiency_open", "sb_caching_open"):
+            at.session_state[box] = True
+        at.run()
+        return {w.key for kind in kinds for w in at.sidebar.get(kind)}
+
+    # On a mixture of experts (gpt-oss-120b), every input; a dense model has no experts' width to set.
+    missing = sorted(set(INPUTS) - drawn(open_app(model="gpt-oss-120b")))
     assert not missing, f"scenario inputs with no sidebar widget: {missing}"
+    assert sorted(set(INPUTS) - drawn(open_app())) == ["ebits"]
 
 
 def test_the_scenario_cache_keys_on_every_pair_and_shares_one_frozen_result() -> None:
@@ -526,14 +530,19 @@ def test_a_model_is_served_as_its_publisher_ships_it_unless_the_width_was_edited
     # Picking a bf16 model from there follows its release (16), as the unedited width did before.
     at.sidebar.selectbox(key="model").set_value("llama-3.1-70b").run()
     assert at.sidebar.number_input(key="wbits").value == 16 and scenario(at).precision.weight_bits == 16
-    # An edited width stays when the model changes: 4.5-bit Llama becomes 4.5-bit gpt-oss, not its 4.46.
+    # An edited width stays when the model changes: 4.5-bit Llama becomes gpt-oss with the rest at 4.5 (its
+    # experts, never edited, as shipped: MXFP4, 4.25).
     at.sidebar.number_input(key="wbits").set_value(4.5).run()
     at.sidebar.selectbox(key="model").set_value("gpt-oss-120b").run()
-    assert scenario(at).precision.weight_bits == 4.5
-    # From the default 16 on a bf16 model to gpt-oss-120b: its MXFP4 average, 4.46 bits.
+    assert (scenario(at).precision.weight_bits, scenario(at).precision.expert_weight_bits) == (4.5, 4.25)
+    # From the default 16 on a bf16 model to gpt-oss-120b: bf16 beside MXFP4 experts, both drawn, neither in the
+    # link; back to a dense model, the experts' width goes with it.
     at = open_app(model="llama-3.1-8b")
     at.sidebar.selectbox(key="model").set_value("gpt-oss-120b").run()
-    assert scenario(at).precision.weight_bits == 4.46
+    assert (scenario(at).precision.weight_bits, scenario(at).precision.expert_weight_bits) == (16, 4.25)
+    assert at.sidebar.number_input(key="ebits").value == 4.25 and "ebits" not in at.query_params
+    at.sidebar.selectbox(key="model").set_value("llama-3.1-8b").run()
+    assert scenario(at).precision.expert_weight_bits is None
 
 
 def test_a_link_at_the_most_layers_opens(open_app) -> None:

@@ -319,9 +319,9 @@ def test_presets_lists_every_preset_with_its_numbers(capsys):
     for preset_id in [*gpu_presets(), *model_presets()]:
         assert preset_id in out
     assert "3,350" in out and "989.5" in out  # H100 SXM bandwidth and dense 16-bit TFLOP/s
-    # The bits each model ships in, last on its row: DeepSeek-V3's FP8, gpt-oss-120b's MXFP4 average.
+    # The bits each model ships in, last on its row: DeepSeek-V3's FP8, gpt-oss-120b's bf16 and MXFP4 experts.
     rows = {line.split()[0]: line.split()[-1] for line in out.splitlines() if line.startswith("  ")}
-    assert (rows["deepseek-v3"], rows["gpt-oss-120b"], rows["llama-3.1-8b"]) == ("8", "4.46", "16")
+    assert (rows["deepseek-v3"], rows["gpt-oss-120b"], rows["llama-3.1-8b"]) == ("8", "16/4.25", "16")
 
 
 def test_estimate_serves_a_model_as_it_ships_unless_told(capsys):

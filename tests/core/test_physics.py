@@ -138,6 +138,25 @@ def test_moe_reads_the_experts_its_tokens_touch():
     assert weight_bytes_read(dense, FP16, 1) == weight_bytes(dense, FP16) == dense.total_params * 2
 
 
+def test_experts_stored_narrower_are_read_at_their_own_width():
+    # gpt-oss-120b as shipped (a numbers review found one 4.46-bit average read 3.18 GB a token): a token reads
+    # its 2.1255 B shared weights (attention, router, embeddings) at 16 bits = 4.2510 GB and 4 of 128 experts of
+    # 0.89613 B at 4.25 bits = 1.9043 GB: 6.1552 GB. All 128 experts stored: 114.70 B × 4.25 / 8 + 4.2510 = 65.19 GB.
+    oss = presets.model("gpt-oss-120b")
+    shipped = presets.release_precision("gpt-oss-120b")
+    shared, expert = oss.shared_params, oss.params_per_expert
+    assert weight_bytes_read(oss, shipped, 1) == pytest.approx(shared * 2 + 4 * expert * 4.25 / 8, rel=1e-12)
+    assert weight_bytes_read(oss, shipped, 1) / 1e9 == pytest.approx(6.1552, abs=1e-3)
+    assert weight_bytes(oss, shipped) / 1e9 == pytest.approx(65.19, abs=0.01)
+    # A batch that touches every expert reads every stored byte; one width for both is the old uniform read.
+    assert weight_bytes_read(oss, shipped, 100_000) == pytest.approx(weight_bytes(oss, shipped), rel=1e-9)
+    uniform = Precision(weight_bits=8.0, expert_weight_bits=8.0)
+    assert weight_bytes_read(oss, uniform, 1) == pytest.approx(oss.active_params, rel=1e-12)
+    # Its TPOT on one H100, ideal: 6.155 GB ÷ 3.35 TB/s = 1.837 ms, plus a few µs of KV cache (1.84 ms; 0.96 before).
+    est = estimate(Scenario(model=oss, gpu=presets.gpu("h100-sxm"), efficiency=IDEAL))
+    assert est.tpot_s * 1e3 == pytest.approx(1.8437, abs=1e-3)
+
+
 def test_moe_decode_at_batch_1_costs_like_its_active_size():
     mixtral = presets.model("mixtral-8x7b")
     step = decode_step(mixtral, FP16, machine(), 1, 0)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from core import presets
-from core.memory import kv_bytes_per_token
+from core.memory import kv_bytes_per_token, weight_bytes
 from core.specs import Precision
 
 SLUG = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
@@ -554,17 +554,21 @@ def test_the_strix_halo_runs_its_matmuls_at_its_sustained_share() -> None:
 
 
 @pytest.mark.parametrize(
-    ("model_id", "bits", "words"),
+    ("model_id", "bits", "expert_bits", "words", "checkpoint_gb"),
     [
-        ("deepseek-v3", 8.0, "FP8 (e4m3)"),  # config.json quantization_config: fp8, e4m3, 128 × 128 blocks
-        # MXFP4 experts at 4.25 bits + the rest at 16: (114.70 × 4.25 + 2.13 × 16) / 116.83 = 4.46 (60.8 GiB card)
-        ("gpt-oss-120b", 4.46, "MXFP4 experts"),
-        ("gpt-oss-20b", 5.26, "MXFP4 experts"),  # (19.11 × 4.25 + 1.80 × 16) / 20.91 = 5.26 (12.8 GiB)
-        ("llama-3.1-70b", 16.0, "bf16"),  # no release format named: a bf16 checkpoint
-        ("custom", 16.0, "bf16"),
+        ("deepseek-v3", 8.0, None, "FP8 (e4m3)", None),  # config.json quantization_config: fp8, e4m3, 128 × 128 blocks
+        # MXFP4 experts at 4.25 bits, the rest at 16: 114.70 B × 4.25 / 8 + 2.13 B × 2 = 60.93 + 4.25 = 65.19 GB, the
+        # model card's 60.8 GiB (65.3 GB); the 20b: 19.11 × 4.25 / 8 + 1.80 × 2 = 13.75 GB, its 12.8 GiB.
+        ("gpt-oss-120b", 16.0, 4.25, "MXFP4 experts", 65.19),
+        ("gpt-oss-20b", 16.0, 4.25, "MXFP4 experts", 13.75),
+        ("llama-3.1-70b", 16.0, None, "bf16", None),  # no release format named: a bf16 checkpoint
+        ("custom", 16.0, None, "bf16", None),
     ],
 )
-def test_a_model_presets_release_precision(model_id: str, bits: float, words: str) -> None:
-    assert presets.release_precision(model_id).weight_bits == bits
-    assert presets.release_precision(model_id).kv_bits == 16  # an fp8 KV cache is the server's choice
+def test_a_model_presets_release_precision(model_id, bits, expert_bits, words, checkpoint_gb) -> None:
+    released = presets.release_precision(model_id)
+    assert (released.weight_bits, released.expert_weight_bits) == (bits, expert_bits)
+    assert released.kv_bits == 16  # an fp8 KV cache is the server's choice
+    if checkpoint_gb is not None:
+        assert weight_bytes(presets.model(model_id), released) / 1e9 == pytest.approx(checkpoint_gb, abs=0.01)
     assert presets.release_format(model_id).startswith(words)

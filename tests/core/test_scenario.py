@@ -289,7 +289,12 @@ def test_a_model_without_a_precision_is_served_as_it_ships() -> None:
     assert Scenario(model=presets.model("llama-3.1-70b")).precision == Precision()
     # A model edited from its preset keeps the preset's release; a custom model starts at 16.
     edited = Scenario.from_flat({"model": "gpt-oss-120b", "layers": "30"})
-    assert edited.precision.weight_bits == 4.46 and edited.precision.math_bits == 16  # MXFP4 dequantised
+    assert (edited.precision.weight_bits, edited.precision.expert_weight_bits) == (16, 4.25)
+    assert edited.precision.math_bits == 16 and edited.precision.dequantises  # MXFP4 experts dequantised
+    # Its experts' width travels in a link like the weights' (and, as shipped, is left out of the short one).
+    narrower = Scenario.from_flat({"model": "gpt-oss-120b", "ebits": "8"})
+    assert narrower.precision.expert_weight_bits == 8 and narrower.to_flat(minimal=True)["ebits"] == "8"
+    assert "ebits" not in Scenario.from_flat({"model": "gpt-oss-120b"}).to_flat(minimal=True)
     assert Scenario.from_flat({"model": "custom"}).precision == Precision()
 
 

@@ -52,7 +52,7 @@ BASE: dict[type, dict[str, Any]] = {
         sliding_window_layers=16,
         kv_latent_rope_dim=64,
     ),
-    Precision: dict(weight_bits=16.0, kv_bits=16.0, compute_bits=16),
+    Precision: dict(weight_bits=16.0, kv_bits=16.0, compute_bits=16, expert_weight_bits=None),
     Efficiency: dict(
         label="custom",
         mbu=0.8,
@@ -135,6 +135,7 @@ FIELDS = [
     Field(Precision, "kv_bits", "float", 1, False, 32, ">= 1 and <= 32"),
     # 16, 8 or 4 (checked after the range): the range's own edges are the allowed extremes.
     Field(Precision, "compute_bits", "int", 4, False, 16, ">= 4 and <= 16", optional=True),
+    Field(Precision, "expert_weight_bits", "float", 1, False, 32, ">= 1 and <= 32", optional=True),
     Field(Efficiency, "mbu", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
     Field(Efficiency, "mfu", "float", 0.01, False, 1, ">= 0.01 and <= 1"),
     Field(Efficiency, "step_overhead_s", "float", 0, False, 10, ">= 0 and <= 10"),
@@ -576,3 +577,24 @@ def test_narrow_maths_needs_weights_stored_that_narrow(weight_bits, compute_bits
     else:
         with pytest.raises(ValueError, match=rf"^compute_bits {compute_bits} multiplies {compute_bits}-bit weights: "):
             Precision(weight_bits=weight_bits, compute_bits=compute_bits)
+
+
+@pytest.mark.parametrize(
+    ("weight_bits", "expert_bits", "compute_bits", "allowed", "field"),
+    [
+        # gpt-oss as shipped: bf16 beside MXFP4 experts; 4-bit maths multiplies the experts, whose width counts.
+        (16.0, 4.25, 4, True, None),
+        (16.0, 4.25, 16, True, None),
+        (16.0, 8.0, 4, False, "expert_weight_bits"),
+        (4.5, 16.0, 8, False, "expert_weight_bits"),  # 16-bit experts in 8-bit maths, however narrow the rest
+    ],
+)
+def test_narrow_maths_on_narrower_experts_counts_their_width(weight_bits, expert_bits, compute_bits, allowed, field):
+    precision = dict(weight_bits=weight_bits, expert_weight_bits=expert_bits, compute_bits=compute_bits)
+    if allowed:
+        made = Precision(**precision)
+        assert made.narrowest_weight_bits == min(weight_bits, expert_bits)
+        assert made.dequantises == (min(weight_bits, expert_bits) < compute_bits)
+    else:
+        with pytest.raises(ValueError, match=rf"set {field} to {compute_bits} "):
+            Precision(**precision)
