@@ -587,3 +587,11 @@ def test_a_key_given_twice_in_a_scenario_file_is_said() -> None:
     assert parsed is not None and parsed.workload.batch_size == 4
     assert warnings[0] == "batch is given 2 times (3, 4): using the last, 4."
     assert not any(w.startswith("a is given") for w in warnings)
+
+
+def test_an_experts_width_on_a_dense_model_in_a_link_is_ignored_and_said(open_app) -> None:
+    at = open_app(model="llama-3.1-8b", gpu="h100-sxm", ebits="4")
+    assert scenario(at).precision.expert_weight_bits is None
+    assert "Ignored ebits=4: Llama 3.1 8B has no experts (only a mixture of experts has); leave it empty." in [
+        unescape(w.value) for w in at.warning
+    ]
