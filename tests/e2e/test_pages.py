@@ -18,18 +18,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
+from app import site_pages
+
 READY = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
 LOAD_TIMEOUT_MS = 20_000
 
-# Streamlit derives a page's URL path from its file name (app/app_pages/<name>.py).
+# Streamlit derives a page's URL path from its file name (app/app_pages/<name>.py); the default page is "/".
 PAGES = {
-    "Overview": "/",
-    "Latency line": "/latency",
-    "Roofline & batching": "/roofline",
-    "Monthly bill": "/bill",
-    "Capacity plan": "/plan",
-    "Compare": "/compare",
-    "The lesson": "/lesson",
+    title: "/" if name == site_pages.DEFAULT else f"/{Path(path).stem}"
+    for name, (path, title, _) in site_pages.PAGES.items()
 }
 # Money first: the bill ($0.000850 × 100,000 replies × 30 days = $2,550; × 12 = $30,600), then the
 # lesson's latency: TTFT 9.33 ms, TPOT 7.00 ms, 9.33 + 500 × 7 = 3,509 ms; 1 / 7 ms = 143 tok/s for
