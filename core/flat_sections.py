@@ -185,7 +185,7 @@ def named(error: ValueError, section: Section | None = None, changed: Collection
     need …") is put on the one among them that was typed, not on its first word."""
     message = str(error)
     if message.split(" ", 1)[0].endswith(":") and message.split(":", 1)[0] in FIELD_KEYS.values():
-        return ValueError(message)  # led by a key already ("ebits: … has no experts" is not --experts')
+        return ValueError(message)  # led by its key already: "ebits: … has no experts" is not about --experts
     own = {name: i.key for name, i in inputs(section.spec_type)} if section is not None else {}
     words = [word.strip(",:;()") for word in message.split()]
     mentioned = [word for word in words if word in own or word in FIELD_KEYS]
