@@ -55,8 +55,10 @@ changes = compute.cached_changes(results, pricing.replies_per_day, days)
 priced = [c for c in results if c.monthly_usd is not None]
 if priced:
     cheapest = min(priced, key=lambda c: c.monthly_usd or 0.0)
+    # "Of these options": with DeepSeek-V3 in the sidebar, "the cheapest is llama-3.1-8b on l4" (a default
+    # option) read as an answer about a model the reader never chose.
     st.success(
-        plain(f"At {fmt.count(pricing.replies_per_day)} replies a day the cheapest is {cheapest.option}: "
+        plain(f"At {fmt.count(pricing.replies_per_day)} replies a day the cheapest of these options is {cheapest.option}: "
               f"{fmt.usd(cheapest.monthly_usd or 0.0)} a month ({fmt.usd(cheapest.cost_per_reply_usd or 0.0)} a reply).", 400),
         icon=":material/savings:",
     )  # fmt: skip

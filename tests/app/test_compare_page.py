@@ -44,7 +44,9 @@ def test_the_default_options_are_the_decision_a_pm_makes(page) -> None:
     assert table["USD per month"].iloc[2] == pytest.approx(fleet.monthly_usd)
     # The fleet is the cheapest at a million replies a day: said first, in dollars.
     (success,) = page.main.success
-    assert unescape(success.value).startswith("At 1,000,000 replies a day the cheapest is llama-3.1-8b on l4: $")
+    assert unescape(success.value).startswith(
+        "At 1,000,000 replies a day the cheapest of these options is llama-3.1-8b on l4: $"
+    )
     words = next(m.value for m in page.main.markdown if m.value.startswith("**By traffic:**"))
     assert "openai/gpt-4.1-mini is the cheapest up to" in unescape(words) and "llama-3.1-8b on l4" in unescape(words)
     assert len(page.get("plotly_chart")) == 2

@@ -306,12 +306,14 @@ def test_compare_answers_which_is_cheapest_and_where_that_changes(page: Page) ->
     open_page(page, "/compare?replies=1000000&prompt=1000&out=300")
     main = page.get_by_test_id("stMain")
     expect(main.get_by_test_id("stAlertContentSuccess")).to_contain_text(
-        "At 1,000,000 replies a day the cheapest is llama-3.1-8b on l4"
+        "At 1,000,000 replies a day the cheapest of these options is llama-3.1-8b on l4"
     )
     expect(main).to_contain_text("openai/gpt-4.1-mini is the cheapest up to")
     expect_charts_drawn(page, 2)
     type_number(page, "Replies per day", 1000)  # a thousand a day: a whole L4 fleet is dear
-    expect(main.get_by_test_id("stAlertContentSuccess")).to_contain_text("the cheapest is openai/gpt-4.1-mini")
+    expect(main.get_by_test_id("stAlertContentSuccess")).to_contain_text(
+        "the cheapest of these options is openai/gpt-4.1-mini"
+    )
     assert "cmp=" not in page.url  # the defaults are a clean link
     expect_no_exception(page)
 
