@@ -97,15 +97,15 @@ AUTO = "auto"  # a choice input's "not set" option (the field is None)
 def choice(described: Input, auto: str | None = None, **layout: Any) -> Any:
     """A select over the description's choices, bound to `?key=`; `auto` adds a first option meaning None.
 
-    The link carries the option's own text ("8"), so options are the values, not labels.
+    The options are the values; the link carries the text shown for one: the value itself ("8"), or its
+    label where it has one ("Part 3: short and long", which the link reader takes for part3).
     """
     options = ([AUTO] if auto is not None else []) + list(described.choices)
     default = AUTO if described.default is None else str(described.default)
-    labels = dict(zip(described.choices, described.choice_labels, strict=False))
     return st.selectbox(
         described.label,
         options,
-        format_func=lambda option: labels.get(option, option),  # "Part 1's seven replies", not "part1"
+        format_func=described.label_of,  # "Part 1: seven replies", not "part1"
         index=options.index(default) if default in options else 0,
         key=described.key,
         help=f"{described.help}" + (f"\n\n{AUTO}: {auto.removeprefix('auto: ')}" if auto else ""),

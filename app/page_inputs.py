@@ -124,7 +124,7 @@ def text_of(described: Input, value: Any) -> str:
     if described.is_list:
         return list_text(tuple(value))
     if described.choice_labels:  # the option the bound select shows is what it reads from the link
-        return dict(zip(described.choices, described.choice_labels, strict=False)).get(value, value)
+        return described.label_of(value)
     return value if described.kind is str else flat_text(described, value)
 
 

@@ -81,12 +81,10 @@ def _follow_release() -> None:
     after = presets.release_precision(st.session_state["model"])
     for name in ("weight_bits", "expert_weight_bits"):
         key, was = PRECISION[name].key, getattr(before, name)
-        if st.session_state.get(key, was) == was or (
-            name == "expert_weight_bits"
-            and after.expert_weight_bits is None
-            and not presets.model_base(st.session_state["model"]).is_moe
-        ):
-            st.session_state[key] = getattr(after, name)  # (a dense model has no experts: never an edited width)
+        if st.session_state.get(key, was) == was:
+            st.session_state[key] = getattr(after, name)
+    if not presets.model_base(st.session_state["model"]).is_moe:  # no experts: no width of theirs, even a typed one
+        st.session_state[PRECISION["expert_weight_bits"].key] = None
 
 
 def _follow_backend(only: tuple[str, ...] = ()) -> None:

@@ -165,12 +165,12 @@ def _self_hosting() -> None:
     bits = inputs.number(PRECISION["weight_bits"], released)
     if bits is not None:
         st.caption(words.bits_note(bits, presets.release_format(model_id) if bits == released else None))
+    model, gpu = presets.model_base(model_id), presets.gpu_base(gpu_id)
     experts = (PRECISION["expert_weight_bits"], release.expert_weight_bits)
-    if presets.model_base(model_id).is_moe or widgets.held([experts]):  # a dense model has none to set
+    if model.is_moe or widgets.held([experts]):  # a dense model has none to set
         inputs.number(*experts)
     inputs.number(PRECISION["kv_bits"])
     inputs.choice(PRECISION["compute_bits"], auto="auto: 8 for 8-bit weights, else 16")
-    model, gpu = presets.model_base(model_id), presets.gpu_base(gpu_id)
     numbers = widgets.of(widgets.MODEL_INPUTS, model) + widgets.of(widgets.GPU_INPUTS, gpu)
     box = _lazy("Edit the model's and GPU's numbers", ":material/tune:", "sb_numbers_open", numbers)
     if box is not None:

@@ -1,9 +1,9 @@
 """The app's pages (file, title, icon) and the links between them, built once per session.
 
 `st.Page` resolves its file's real path when it is built (an lstat per folder of the path),
-and `st.page_link` does the same for a page named by its path: the seven pages and the
-Overview's three links cost the server about 3 ms of CPU on every rerun, a tenth of the
-page (py-spy under `make load`). A session's reruns run one at a time, so its pages are
+and `st.page_link` does the same for a page named by its path: py-spy under `make load` put
+11 % of the server's busy samples there, and building them once saved the Overview about
+2 ms of its ~30 ms a rerun (docs/benchmarks.md). A session's reruns run one at a time, so its pages are
 built on its first run and kept in its state, and a link is given the page itself.
 """
 

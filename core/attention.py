@@ -42,13 +42,7 @@ def prefill_chunk_attention_flops(
         return chunk_tokens * 0.0
     per_prompt = chunk_tokens / maximum(prompts, 1.0)
     attended = chunk_tokens * kv_token_layers(model, context_tokens + (per_prompt + 1) / 2)
-    expanded = model.prefill_attention_flops_per_token_layer * attended
-    if model.kv_latent_dim is None:
-        return expanded
-    expanded = expanded + prompts * model.latent_expansion_flops_per_token_layer * kv_token_layers(
-        model, context_tokens
-    )
-    return minimum(expanded, model.decode_attention_flops_per_token_layer * attended)
+    return _cheaper_form(model, attended, prompts * kv_token_layers(model, context_tokens))
 
 
 def prefill_attention_flops(model: Model, cached_tokens: int, prompt_tokens: int) -> float:
@@ -70,8 +64,14 @@ def prefill_attention_flops(model: Model, cached_tokens: int, prompt_tokens: int
         attended += model.sliding_window_layers * sum_capped(
             cached_tokens + 1, prompt_tokens, model.sliding_window_tokens
         )
+    return float(_cheaper_form(model, attended, kv_token_layers(model, cached_tokens)))
+
+
+def _cheaper_form(model: Model, attended: Quantity, cached_token_layers: Quantity) -> Quantity:
+    """Prefill attention over `attended` token-layers: ordinary attention's, or latent attention's cheaper
+    form, expanded (each cached latent expanded once: `cached_token_layers`) or absorbed."""
     expanded = model.prefill_attention_flops_per_token_layer * attended
     if model.kv_latent_dim is None:
         return expanded
-    expanded += model.latent_expansion_flops_per_token_layer * float(kv_token_layers(model, cached_tokens))
-    return min(expanded, model.decode_attention_flops_per_token_layer * attended)
+    expanded = expanded + model.latent_expansion_flops_per_token_layer * cached_token_layers
+    return minimum(expanded, model.decode_attention_flops_per_token_layer * attended)

@@ -55,7 +55,9 @@ class Input:
     optional: bool = False
     default: Any = None
     choices: tuple[str, ...] = ()
-    choice_labels: tuple[str, ...] = ()  # what a select shows for each choice (the link keeps the choice)
+    # What a select shows for each choice. A bound select reads the shown label from the link, so the link
+    # carries the label and accepts either.
+    choice_labels: tuple[str, ...] = ()
     max_chars: int = 60
     item: type | None = None  # a list: kind is tuple, each item of this type
     choices_from: Callable[[], tuple[str, ...]] | None = None  # choices known only at run time
@@ -69,6 +71,16 @@ class Input:
     @property
     def is_list(self) -> bool:
         return self.item is not None
+
+    def label_of(self, choice: str) -> str:
+        """What a select shows for `choice`: its label, or the choice itself when it has none."""
+        return dict(zip(self.choices, self.choice_labels, strict=False)).get(choice, choice)
+
+    def choice_of(self, text: str) -> str | None:
+        """The choice `text` names, as the choice or as its label; None when it names none."""
+        if text in self.choices:
+            return text
+        return dict(zip(self.choice_labels, self.choices, strict=False)).get(text)
 
     def allowed(self) -> tuple[str, ...]:
         """The values (or a list's items) allowed, as text: `choices`, or `choices_from()`."""

@@ -42,12 +42,9 @@ def lenient_value(described_input: Input, text: str, warnings: list[str]) -> Any
             return SKIP
         return switch
     if described_input.choices:
-        if text.strip() in described_input.choices:
-            return described_input.kind(text.strip())
-        # A bound select puts the option it shows in the link ("Part 3: short and long" for part3).
-        labelled = dict(zip(described_input.choice_labels, described_input.choices, strict=False))
-        if text.strip() in labelled:
-            return described_input.kind(labelled[text.strip()])
+        choice = described_input.choice_of(text.strip())  # the choice, or its label ("Part 3: short and long")
+        if choice is not None:
+            return described_input.kind(choice)
         warnings.append(f"Ignored {key}={cut(text)}: {key} must be one of {', '.join(described_input.choices)}.")
         return SKIP
     if described_input.kind is str:

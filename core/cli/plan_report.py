@@ -144,15 +144,12 @@ def recommendation(result: CapacityPlan) -> str:
     )
     # In words a product manager reads: "TP 4" is the engineers' name for four GPUs sharing each replica.
     tp = setup.gpus_per_replica
-    shape = (
-        ""
-        if tp == 1 and replicas == 1
-        else ", each a replica of its own"
-        if tp == 1
-        else f" in one replica of {tp} GPUs (tensor parallel)"
-        if replicas == 1
-        else f" in {replicas:,} replicas of {tp} GPUs each (tensor parallel)"
-    )
+    if tp == 1:  # one GPU alone needs no word of replicas
+        shape = "" if replicas == 1 else ", each a replica of its own"
+    elif replicas == 1:
+        shape = f" in one replica of {tp} GPUs (tensor parallel)"
+    else:
+        shape = f" in {replicas:,} replicas of {tp} GPUs each (tensor parallel)"
     return toy + (
         f"{best.total_gpus_at_peak:,} × {setup.gpu.name}{shape}, weights in {setup.precision_name}, "
         f"at up to {best.concurrency_per_replica or 0:,.0f} requests{' each' * (replicas != 1)}: ${monthly:,.0f} a month following the daily curve "
