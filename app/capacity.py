@@ -59,8 +59,11 @@ def precision_note(scenario: Scenario, result: CapacityPlan) -> str | None:
         if best.setup.weight_bits < bits
         else ""
     )
+    # Listing 16 keeps every weight at 16 bits: not gpt-oss's bf16 beside MXFP4 experts, which no candidate is.
     keep = (
-        f" To keep {bits:g}-bit, list only it under 'Weight precisions'." if f"{bits:g}" in WEIGHT_BITS_CHOICES else ""
+        f" To keep {bits:g}-bit, list only it under 'Weight precisions'."
+        if f"{bits:g}" in WEIGHT_BITS_CHOICES and not mixed
+        else ""
     )
     return (
         f"The plan's weights are {best.setup.precision_name}, not the sidebar's {scenario.precision.weights_words}: it "

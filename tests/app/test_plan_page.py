@@ -204,3 +204,4 @@ def test_gpt_oss_as_shipped_is_said_to_differ_from_every_uniform_candidate(open_
     assert said and said[0].startswith(
         "The plan's weights are 16-bit, not the sidebar's 16-bit (experts 4.25-bit): it tries each precision"
     )
+    assert "To keep" not in said[0]  # listing 16 alone keeps the experts at 16 bits too, not as shipped
