@@ -65,6 +65,14 @@ def pinned_link(text: str, warnings: list[str]) -> tuple[str, Scenario | None]:
     raw = dict(parse_qsl(query, keep_blank_values=True))
     flat, scenario, problems = read_flat(raw, Scenario, other_keys=BY_KEY)
     warnings.extend(f"Pinned scenario: {problem}" for problem in problems)
+    # A page's own inputs (sim, options, a pinned link in the pinned link) are not the scenario's: a
+    # whole shared link pasted here carried them, and they vanished without a word.
+    pages = [key for key in raw if key in BY_KEY and key not in flat]
+    if pages:
+        warnings.append(
+            f"Pinned scenario: ignored {', '.join(cut(k, 20) for k in pages[:5])}"
+            f"{' and more' if len(pages) > 5 else ''}: a page's own input, not part of a scenario."
+        )
     return urlencode(flat), scenario
 
 
