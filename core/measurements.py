@@ -20,6 +20,7 @@ their own run on `typical`.
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
@@ -31,6 +32,7 @@ from core.scenario import Scenario
 from core.specs import CUSTOM_ID, GPU, Model, Precision, Workload
 from core.units import BYTES_PER_GB, FLOP_PER_TFLOP, PARAMS_PER_BILLION
 from core.user_files import cells_match, number, whole
+from core.validation import shown_number
 
 SETS = (
     "fit",
@@ -199,8 +201,46 @@ def _gpu(row: dict[str, str]) -> GPU:
     )
 
 
+# A spec field → the file's column for it and that column's unit in SI: a core check names the field and
+# states its range in SI ("memory_bytes must be >= 100,000,000"), where the file has memory_gb in GB.
+_COLUMNS = {
+    "total_params": ("params_b", PARAMS_PER_BILLION),
+    "active_params": ("active_params_b", PARAMS_PER_BILLION),
+    "memory_bytes": ("memory_gb", BYTES_PER_GB),
+    "memory_bandwidth_bytes_per_s": ("bandwidth_gb_s", BYTES_PER_GB),
+    "interconnect_bytes_per_s": ("interconnect_gb_s", BYTES_PER_GB),
+    "peak_flops_16bit_per_s": ("tflops_16", FLOP_PER_TFLOP),
+    "peak_flops_8bit_per_s": ("tflops_8", FLOP_PER_TFLOP),
+    "peak_flops_4bit_per_s": ("tflops_4", FLOP_PER_TFLOP),
+    "batch_size": ("batch", 1.0),
+    "gpu_count": ("n_gpus", 1.0),
+}
+_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?")  # 1,024 · 6.74 · 1e+14
+
+
+def in_file_units(message: str) -> str:
+    """A core check's message in the file's own terms: its column, and every figure in that column's unit.
+
+    Example: "memory_bytes must be >= 100,000,000 and <= 1e+14, got 1000000" →
+    "memory_gb must be >= 0.1 and <= 100,000, got 0.001".
+    """
+    field, _, rest = message.partition(" ")
+    if field not in _COLUMNS:
+        return message
+    column, unit = _COLUMNS[field]
+    rescaled = _NUMBER.sub(lambda m: shown_number(float(f"{float(m[0].replace(',', '')) / unit:.6g}")), rest)
+    return f"{column} {rescaled}"
+
+
 def measurement(row: dict[str, str]) -> Measurement:
-    """The row as a Measurement; raises ValueError naming the row's problem."""
+    """The row as a Measurement; raises ValueError naming the row's problem in the file's own columns and units."""
+    try:
+        return _measurement(row)
+    except ValueError as error:
+        raise ValueError(in_file_units(str(error))) from None
+
+
+def _measurement(row: dict[str, str]) -> Measurement:
     if row["metric"] not in METRICS:
         raise ValueError(f"unknown metric {row['metric']!r}; known: {', '.join(METRICS)}")
     if row["harness"] not in ("server", "offline"):

@@ -559,6 +559,17 @@ def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
             "line 2: bandwidth_gb_s must be a number from 0.000001 to 1,000,000,000,000,000, got '1e300'",
         ),
         (lambda rows: _with(rows, "params_b", "1e300"), "line 2: params_b must be a number from 0.000001 to"),
+        # Past core's own range a spec's check spoke SI ("memory_bytes must be >= 100,000,000"): now the
+        # file's column and unit (GPU memory 1e8..1e14 bytes = 0.1..100,000 GB; 1..1,024 GPUs).
+        (lambda rows: _with(rows, "memory_gb", "0.001"), "line 2: memory_gb must be >= 0.1 and <= 100,000, got 0.001"),
+        (
+            lambda rows: _with(rows, "tflops_16", "1e7"),
+            "line 2: tflops_16 must be >= 0.1 and <= 1,000,000, got 10,000,000",
+        ),
+        (
+            lambda rows: _with(rows, "n_gpus", "5000"),
+            "line 2: n_gpus must be a whole number >= 1 and <= 1,024, got 5,000",
+        ),
         # A measured time of 1e-300 ms printed a 300-digit error.
         (lambda rows: _with(rows, "value", "1e-300"), "line 2: value must be a number from 0.000001 to"),
         # An escape sequence reached the terminal raw in the report ("\x1b[2J" clears it).
