@@ -30,7 +30,8 @@ def list_items(described_input: Input, text: str) -> tuple[list[Any], list[str]]
             item = kind(piece)
         except ValueError:
             item = None
-        if item is None or (allowed and piece not in allowed):
+        # Matched as read, not as typed: '１６' (full-width) is 16 to a number input, and was refused here.
+        if item is None or (allowed and str(item) not in allowed):
             bad.append(piece)
         elif item not in items:
             items.append(item)
@@ -61,7 +62,8 @@ def lenient_list(described_input: Input, text: str, warnings: list[str]) -> tupl
     if bad:
         dropped = ", ".join(cut(piece, 20) for piece in bad[:5]) + (" and more" if len(bad) > 5 else "")
         warnings.append(f"Ignored {dropped} in {key}: {key} must be {list_rule(described_input)}.")
-    given = [p.strip() for p in text.split(",") if p.strip() and p.strip() not in bad]
+    kind = described_input.item or str
+    given = [str(kind(p.strip())) for p in text.split(",") if p.strip() and p.strip() not in bad]
     if len(given) > len(items):  # tp=1,1,1 was read as tp=1 without a word (the command line refuses it)
         twice = sorted({p for p in given if given.count(p) > 1})
         warnings.append(f"Read {', '.join(cut(p, 20) for p in twice[:5])} once in {key}: each item counts once.")

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import presets
-from core.field_lists import list_text, read_list
+from core.field_lists import lenient_list, list_text, read_list
 from core.fields import inputs
 from core.flat import FLAT_KEYS
 from core.load import Load
@@ -146,6 +146,13 @@ def test_lists_read_spaces_and_keep_the_order_given() -> None:
     assert read_list(tp, " 8, 2,1 ") == (8, 2, 1)
     assert list_text((8, 2, 1)) == "8,2,1"
     assert Plan.from_flat({"cands": ""}).gpu_ids == ()  # empty: every GPU with a price
+    # An item is matched as a number input reads it: full-width '１６' is 16 there (Python's int), and a
+    # list refused it; '08' is 8, so '8,08' names 8 twice.
+    assert read_list(tp, "１,２") == (1, 2)
+    with pytest.raises(ValueError, match=r"^tp must be a comma-separated list of 1, 2, 4, 8, each once, got '8,08'$"):
+        read_list(tp, "8,08")
+    warnings: list[str] = []
+    assert lenient_list(tp, "8,08", warnings) == (8,) and warnings == ["Read 8 once in tp: each item counts once."]
 
 
 def test_a_list_built_in_code_is_checked_too() -> None:
