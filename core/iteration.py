@@ -103,11 +103,11 @@ class RequestSteps:
     """
 
     decode_s: Quantity  # a decode-only iteration during its reply
-    chunks: Quantity  # iterations one prompt is split over
+    chunks: Quantity  # iterations another's prompt is split over during this reply (sharing the budget with it)
     most_prompts: Quantity  # prompts one iteration can carry: the budget's worth, 1 when chunked over several
     mixed_one_s: Quantity  # an iteration during its reply that also carries one prompt (chunk)
     mixed_most_s: Quantity  # ... that carries `most_prompts` prompts
-    prefill_one_s: Quantity  # its own prefill alone: `chunks` iterations, the others decoding alongside
+    prefill_one_s: Quantity  # its own prefill alone: one iteration per chunk, the others decoding alongside
     prefill_most_s: Quantity  # its own prefill sharing each iteration with most_prompts - 1 other prompts
     # most_prompts - 1 (at least 1e-12): the interpolation's span, which a plan's searches use thousands of times.
     _span: np.ndarray = field(init=False, repr=False, compare=False)
@@ -230,13 +230,19 @@ def request_steps(
     """Decode, mixed and prefill iterations for a request of `prompt_tokens` (arrays welcome)."""
     during_reply = np.asarray(decoding_during_reply, dtype=float)
     during_prefill = np.asarray(decoding_during_prefill, dtype=float)
+    # Another's prompt during this reply shares the budget with this request's decode too; this
+    # request's own prompt only with the others' (at concurrency 1, none: an 8,192-token prompt
+    # is one iteration of vLLM's 8,192 budget, as `estimate` prefills it, not two).
     chunks, chunk, prefix = _split(replica, prompt_tokens, during_reply)
     most = np.where(chunks > 1, 1.0, most_prompts(replica, prompt_tokens, during_reply))
+    own_chunks, own_chunk, own_prefix = _split(replica, prompt_tokens, during_prefill)
 
     # The five iterations as one call on stacked arrays (element by element the same arithmetic as
     # five calls): a decode-only one, then one carrying 1 or `most` prompts, during the reply and
     # during its own prefill. A plan builds this for dozens of setups; one call is a fifth the overhead.
-    shape = np.broadcast_shapes(np.shape(during_reply), np.shape(during_prefill), np.shape(chunk), np.shape(most))
+    shape = np.broadcast_shapes(
+        np.shape(during_reply), np.shape(during_prefill), np.shape(chunk), np.shape(most), np.shape(own_chunk)
+    )  # fmt: skip
 
     def rows(*values: Quantity) -> np.ndarray:
         stacked = np.empty((len(values), *shape))
@@ -248,8 +254,8 @@ def request_steps(
         replica,
         rows(during_reply, during_reply, during_reply, during_prefill, during_prefill),
         decode_context_tokens,
-        rows(0.0, chunk, chunk * most, chunk, chunk * most),
-        rows(0.0, prefix, prefix, prefix, prefix),
+        rows(0.0, chunk, chunk * most, own_chunk, own_chunk * most),
+        rows(0.0, prefix, prefix, own_prefix, own_prefix),
         rows(0.0, 1.0, most, 1.0, most),
     ).time_s
     return RequestSteps(
@@ -258,8 +264,8 @@ def request_steps(
         most_prompts=most,
         mixed_one_s=times[1],
         mixed_most_s=times[2],
-        prefill_one_s=chunks * times[3],
-        prefill_most_s=chunks * times[4],
+        prefill_one_s=own_chunks * times[3],
+        prefill_most_s=own_chunks * times[4],
     )
 
 
@@ -268,9 +274,9 @@ def lone_prefill_s(
 ) -> Quantity:
     """`request_steps(...).prefill_one_s` alone: a prompt's own prefill, no other prompt sharing it.
 
-    One iteration per chunk, `decoding_during_prefill` sequences decoding beside it (the
-    chunks are counted with one more running, as in `request_steps`).
+    One iteration per chunk, `decoding_during_prefill` sequences decoding beside it and sharing
+    the token budget with it, as in `request_steps`.
     """
     during_prefill = np.asarray(decoding_during_prefill, dtype=float)
-    chunks, chunk, prefix = _split(replica, prompt_tokens, during_prefill + 1)
+    chunks, chunk, prefix = _split(replica, prompt_tokens, during_prefill)
     return chunks * iteration(replica, during_prefill, decode_context_tokens, chunk, prefix, 1.0).time_s

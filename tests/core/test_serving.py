@@ -165,6 +165,26 @@ def test_a_chunked_prompt_pays_the_fixed_costs_once_per_chunk():
     assert point.ttft_s - estimate(scenario).ttft_s == pytest.approx(2 * (32 * 30e-6 + 68e-6), rel=1e-9)
 
 
+@pytest.mark.parametrize(("prompt", "chunks"), [(8_192, 1), (8_193, 2), (16_384, 2)])
+def test_at_one_request_a_budget_sized_prompt_is_one_iteration(prompt, chunks):
+    # Alone, a prompt shares a vLLM-like 8,192-token budget with no decode: 8,192 tokens are one
+    # iteration, as `estimate` prefills them; 8,193 are two, and 16,384 two full ones. Each chunk past
+    # the first adds the fixed costs once more: 32 layers × 30 µs + 68 µs per sequence (the chunks'
+    # FLOPs add up to the whole prompt's). The budget had counted the request's own decode as well:
+    # 8,192 tokens took two iterations, 1 ms more than `estimate` (19 ms for DeepSeek-V3 on 8 × H200).
+    r = replica("llama-3.1-8b", "h100-sxm", 1, TYPICAL, FP16)
+    scenario = Scenario(
+        model=r.model,
+        gpu=r.gpu,
+        precision=FP16,
+        efficiency=TYPICAL.efficiency(r.model),
+        workload=Workload(prompt_tokens=prompt, output_tokens=200),
+    )
+    point = closed_loop(r, RequestLengths(prompt, 200), 1)
+    extra = point.ttft_s - estimate(scenario).ttft_s
+    assert extra == pytest.approx((chunks - 1) * (32 * 30e-6 + 68e-6), rel=1e-9, abs=1e-12)
+
+
 @pytest.mark.parametrize("engine", [TYPICAL, VLLM, TRTLLM], ids=lambda e: e.id)
 @pytest.mark.parametrize(("prompt", "output", "low"), [(1024, 1024, 0.8), (8192, 1024, 0.8), (200, 4000, 1.0)])
 @pytest.mark.parametrize("requests_per_slot", [None, 10])
