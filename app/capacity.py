@@ -15,6 +15,7 @@ import streamlit as st
 from app import compute, page_inputs
 from app import formatting as fmt
 from app.likely import engine_name
+from core.candidates import expert_split
 from core.compare import fleet_engine_id
 from core.efficiency import efficiency_base
 from core.load import Load
@@ -50,24 +51,28 @@ def precision_note(scenario: Scenario, result: CapacityPlan) -> str | None:
 
     The search tries every width in its list; a reader who set 16-bit in the sidebar should not miss that
     the cheapest fleet quantises the model (or that it keeps more bits than the sidebar's)."""
-    best, bits = result.best, scenario.precision.weight_bits
-    mixed = scenario.precision.expert_weight_bits not in (None, bits)  # gpt-oss as shipped: no candidate is
-    if best is None or (best.setup.weight_bits == bits and not mixed):
+    best, mine = result.best, scenario.precision
+    if best is None:
         return None
+    chosen = best.setup.precision
+    if (chosen.weight_bits, chosen.expert_bits) == (mine.weight_bits, mine.expert_bits):
+        return None
+    mixed = expert_split(mine) is not None  # gpt-oss as shipped: the 4-bit candidates keep its experts' split
     quality = (
         " Fewer bits per weight can cost some answer quality, which this tool does not measure."
-        if best.setup.weight_bits < bits
+        if chosen.expert_bits < mine.expert_bits or chosen.weight_bits < mine.weight_bits
         else ""
     )
-    # Listing 16 keeps every weight at 16 bits: not gpt-oss's bf16 beside MXFP4 experts, which no candidate is.
-    keep = (
-        f" To keep {bits:g}-bit, list only it under 'Weight precisions'."
-        if f"{bits:g}" in WEIGHT_BITS_CHOICES and not mixed
-        else ""
-    )
+    if mixed:
+        how = "each for every weight, but at 4 bits, where it keeps your experts' split"
+        keep = " To keep the sidebar's, list only 4 under 'Weight precisions'."
+    else:
+        how = "each for every weight"
+        shown = f"{mine.weight_bits:g}"
+        keep = f" To keep {shown}-bit, list only it under 'Weight precisions'." if shown in WEIGHT_BITS_CHOICES else ""
     return (
-        f"The plan's weights are {best.setup.precision_name}, not the sidebar's {scenario.precision.weights_words}: it "
-        f"tries each precision in its list, each for every weight.{quality}{keep}"
+        f"The plan's weights are {best.setup.precision_name}, not the sidebar's {mine.weights_words}: it "
+        f"tries each precision in its list, {how}.{quality}{keep}"
     )
 
 

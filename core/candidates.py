@@ -8,6 +8,13 @@ Precision mapping (weights asked for → what runs):
   scale per 16 = 4.5 bits stored, maths at 4 bits; on every other GPU, int4 weight-only
   (AWQ/GPTQ with group scales, 4.5 bits stored) dequantised to 16-bit maths.
 The KV cache keeps the scenario's bits in every case.
+
+A scenario whose experts are stored narrower than its other weights (gpt-oss as shipped: MXFP4
+experts, 4.25 bits, beside bf16 attention, router and embeddings) keeps that split at 4: its
+experts at their own 4-bit width, the rest at the scenario's, the maths as above. Re-quantising
+gpt-oss's attention to 4 bits is nobody's deployment, and reading it at 4.5 bits made the
+120b's decode read 3.2 GB a token where the checkpoint reads 6.2. At 16 and 8 every weight
+takes the width, as for any model.
 """
 
 from __future__ import annotations
@@ -34,7 +41,9 @@ class Setup:
 
     @property
     def precision_name(self) -> str:
-        """'16-bit', '8-bit', '4-bit NVFP4' or '4-bit int4' (weight-only)."""
+        """'16-bit', '8-bit', '4-bit NVFP4', '4-bit int4' (weight-only) or '16-bit (experts 4.25-bit)'."""
+        if self.precision.expert_weight_bits is not None:
+            return self.precision.weights_words
         if self.weight_bits == 4:
             return "4-bit NVFP4" if self.precision.math_bits == 4 else "4-bit int4"
         return f"{self.weight_bits}-bit"
@@ -45,13 +54,30 @@ class Setup:
         return f"{self.gpu.name}, TP {self.gpus_per_replica}, {self.precision_name}"
 
 
-def setup_precision(gpu: GPU, weight_bits: int, kv_bits: float) -> Precision:
-    """The precision a weight width runs at on `gpu` (see the module docstring).
+def expert_split(precision: Precision) -> Precision | None:
+    """The scenario's weights when its experts are stored narrower than the rest (what a 4-bit
+    candidate keeps, `setup_precision`), else None: the only part of its precision a plan reads
+    besides the KV cache's bits."""
+    experts = precision.expert_weight_bits
+    if experts is None or experts >= precision.weight_bits:
+        return None
+    return Precision(precision.weight_bits, precision.kv_bits, expert_weight_bits=experts)
 
-    Example: 4 on a B200 → Precision(4.5, kv, compute_bits=4); on an H100 → (4.5, kv, 16).
+
+def setup_precision(gpu: GPU, weight_bits: int, kv_bits: float, split: Precision | None = None) -> Precision:
+    """The precision a weight width runs at on `gpu` (see the module docstring); `split` the scenario's,
+    whose narrower experts a 4-bit candidate keeps.
+
+    Example: 4 on a B200 → Precision(4.5, kv, compute_bits=4); on an H100 → (4.5, kv, 16); for
+    gpt-oss as shipped (16, experts 4.25) on an H100 → (16, kv, 16, experts 4.25).
     """
     if weight_bits == 4:
         bits, maths = (NVFP4_BITS, 4) if gpu.peak_flops_4bit_per_s is not None else (INT4_BITS, 16)
+        split = None if split is None else expert_split(split)
+        if split is not None:
+            experts = split.expert_bits
+            own = experts if experts <= bits else bits  # MXFP4's 4.25 as shipped; wider experts become 4-bit
+            return Precision(split.weight_bits, kv_bits, compute_bits=maths, expert_weight_bits=own)
         return Precision(weight_bits=bits, kv_bits=kv_bits, compute_bits=maths)
     return Precision(weight_bits=float(weight_bits), kv_bits=kv_bits, compute_bits=weight_bits)
 
@@ -79,7 +105,7 @@ def setups(scenario: Scenario, spec: Plan) -> tuple[Setup, ...]:
     """Every GPU × tensor-parallel size × weight precision, GPU first, then size, then precision."""
     kv_bits = scenario.precision.kv_bits
     return tuple(
-        Setup(gpu, n, bits, setup_precision(gpu, bits, kv_bits))
+        Setup(gpu, n, bits, setup_precision(gpu, bits, kv_bits, scenario.precision))
         for gpu in candidate_gpus(scenario, spec)
         for n in spec.tensor_parallel
         for bits in spec.weight_bits

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from core.candidates import Setup, setups, split_problem
+from core.candidates import Setup, expert_split, setups, split_problem
 from core.closed_loop import ClosedLoop, closed_loops
 from core.iteration import iteration
 from core.lengths import RequestLengths
@@ -135,11 +135,12 @@ def without(scenario: Scenario, spec: Plan, ignored: tuple[str, ...]) -> tuple[S
     A search reads the scenario's model, GPU, efficiency (engine) and KV-cache bits, the
     lengths it is given, and the spec's candidate lists and cap (and targets, unless ignored);
     never the pricing, the rest of the workload or the weights' precision (the candidates
-    choose those). Two inputs equal here get the same result from the stage: a cache's key.
+    choose those), but for experts stored narrower than the rest, which a 4-bit candidate
+    keeps (`candidates.expert_split`). Two inputs equal here get the same result from the
+    stage: a cache's key.
     """
-    bare = replace(
-        scenario, workload=Workload(), pricing=Pricing(), precision=Precision(kv_bits=scenario.precision.kv_bits)
-    )
+    kept = expert_split(scenario.precision) or Precision(kv_bits=scenario.precision.kv_bits)
+    bare = replace(scenario, workload=Workload(), pricing=Pricing(), precision=kept)
     return bare, replace(spec, **{name: getattr(_DEFAULTS, name) for name in ignored})
 
 

@@ -70,7 +70,8 @@ class Plan(FlatForm):
         (16, 8, 4), key="wlist", kind=tuple, item=int, choices=WEIGHT_BITS_CHOICES, label="Weight precisions",
         unit="bits", flag="--weight-precisions",
         help="Weight precisions to consider: 16 (bf16), 8 (fp8/int8 weights and maths), 4 (NVFP4 where the GPU "
-        "has 4-bit tensor cores, else int4 weight-only).",
+        "has 4-bit tensor cores, else int4 weight-only; experts stored narrower than the rest, as gpt-oss "
+        "ships them, keep that split).",
     )  # fmt: skip
     max_concurrency: int = described(
         256, key="cmax", kind=int, label="Most requests per replica", unit="requests", low=1, high=100_000,

@@ -195,11 +195,12 @@ def _header(result: CapacityPlan) -> list[str]:
     ]
 
 
-def _row(rank: int, option: Option, percentile: float) -> str:
+def _row(rank: int, option: Option, percentile: float, width: int) -> str:
     s, point = option.setup, option.point
     ttft = float(point.ttft_quantile_field(percentile)) / S_PER_MS if point is not None else math.nan
     return (
-        f"{rank:>4}  {s.gpu.id:<14}{s.gpus_per_replica:>3}  {s.precision_name:<12}{option.concurrency_per_replica or 0:>5.0f}"
+        f"{rank:>4}  {s.gpu.id:<14}{s.gpus_per_replica:>3}  {s.precision_name:<{width}}"
+        f"{option.concurrency_per_replica or 0:>5.0f}"
         f"{option.replicas_at_peak or 0:>6}{option.total_gpus_at_peak or 0:>6}{option.output_tokens_per_s_per_gpu or 0:>11,.0f}"
         f"{option.tokens_per_s_per_user or 0:>9.1f}{ttft:>9,.0f}{option.usd_per_million_output_tokens or 0:>9.2f}"
         f"{option.monthly_cost_usd or 0:>13,.0f}{option.monthly_cost_peak_usd or 0:>13,.0f}"
@@ -210,11 +211,13 @@ def plan_text(result: CapacityPlan) -> str:
     spec = result.spec
     lines = [*_header(result), "", recommendation(result), ""]
     if result.ranked:
+        # As wide as the longest name, a column apart: gpt-oss's '16-bit (experts 4.25-bit)' ran into 'conc'.
+        width = max(12, *(len(o.setup.precision_name) + 1 for o in result.ranked))
         lines.append(
-            f"{'rank':>4}  {'GPU':<14}{'TP':>3}  {'precision':<12}{'conc':>5}{'reps':>6}{'GPUs':>6}{'tok/s/GPU':>11}"
+            f"{'rank':>4}  {'GPU':<14}{'TP':>3}  {'precision':<{width}}{'conc':>5}{'reps':>6}{'GPUs':>6}{'tok/s/GPU':>11}"
             f"{'tok/s/u':>9}{f'p{spec.ttft_percentile} ms':>9}{'$/M out':>9}{'$/mo auto':>13}{'$/mo peak':>13}"
         )
-        lines += [_row(i, option, spec.ttft_quantile) for i, option in enumerate(result.ranked, 1)]
+        lines += [_row(i, option, spec.ttft_quantile, width) for i, option in enumerate(result.ranked, 1)]
         lines.append(
             "(conc: requests in flight per replica at the most it may take within the targets; reps, GPUs: at the "
             "peak; tok/s and TTFT: per replica at the peak; $/mo auto: autoscaled over the day)"

@@ -197,11 +197,17 @@ def test_the_api_beside_the_fleet_is_named_with_where_its_prices_come_from(open_
     )
 
 
-def test_gpt_oss_as_shipped_is_said_to_differ_from_every_uniform_candidate(open_app) -> None:
-    # bf16 beside MXFP4 experts is no candidate (each is one width for every weight): a 16-bit fleet is not it.
+def test_gpt_oss_as_shipped_is_the_4_bit_candidate_and_a_16_bit_fleet_is_said_to_differ(open_app) -> None:
+    # A 16-bit fleet stores the experts at 16 bits too: not the sidebar's bf16 beside MXFP4 experts.
     at = open_app("plan", model="gpt-oss-120b", gpu="h100-sxm", wlist="16")
     said = [unescape(c.value) for c in at.caption if c.value.startswith("The plan")]
-    assert said and said[0].startswith(
-        "The plan's weights are 16-bit, not the sidebar's 16-bit (experts 4.25-bit): it tries each precision"
+    assert said and said[0] == (
+        "The plan's weights are 16-bit, not the sidebar's 16-bit (experts 4.25-bit): it tries each precision in "
+        "its list, each for every weight, but at 4 bits, where it keeps your experts' split. To keep the "
+        "sidebar's, list only 4 under 'Weight precisions'."
     )
-    assert "To keep" not in said[0]  # listing 16 alone keeps the experts at 16 bits too, not as shipped
+    # Listed alone, 4 is gpt-oss as shipped: nothing to say, and the table names the split.
+    shipped = open_app("plan", model="gpt-oss-120b", gpu="h100-sxm", wlist="4", cands="h100-sxm")
+    assert not [c for c in shipped.caption if c.value.startswith("The plan")]
+    table = shipped.main.dataframe[0].value
+    assert {setup.split(", ")[-1] for setup in table["setup"]} == {"16-bit (experts 4.25-bit)"}

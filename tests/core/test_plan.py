@@ -16,6 +16,7 @@ from core.daily_curve import DailyCurve
 from core.efficiency import efficiency_base
 from core.engine import VLLM
 from core.lengths import RequestLengths
+from core.memory import weight_bytes_read
 from core.open_loop import OpenLoopModel, open_loop
 from core.open_loop_model import GRIDS_KEPT
 from core.plan import CapacityPlan, frontier, frontiers, monthly_usd_at, plan
@@ -196,6 +197,25 @@ def test_the_precision_mapping() -> None:
     assert setup_precision(h100, 4, 8) == Precision(4.5, 8, compute_bits=16)
     assert setup_precision(h100, 8, 16) == Precision(8, 16, compute_bits=8)  # W8A8
     assert setup_precision(b200, 16, 16) == Precision(16, 16, compute_bits=16)
+
+
+def test_a_4_bit_candidate_keeps_gpt_oss_as_shipped() -> None:
+    # gpt-oss ships MXFP4 experts (4.25 bits) beside bf16 attention, router and embeddings: its 4-bit
+    # candidate is that checkpoint, maths as the GPU runs 4 bits; 16 and 8 stay one width for every weight.
+    shipped = presets.release_precision("gpt-oss-120b")
+    b200, h100 = presets.gpu("b200"), presets.gpu("h100-sxm")
+    assert setup_precision(h100, 4, 16, shipped) == Precision(16, 16, compute_bits=16, expert_weight_bits=4.25)
+    assert setup_precision(b200, 4, 16, shipped) == Precision(16, 16, compute_bits=4, expert_weight_bits=4.25)
+    assert setup_precision(h100, 8, 16, shipped) == Precision(8, 16, compute_bits=8)
+    assert setup_precision(h100, 4, 16, Precision(16, 16)) == Precision(4.5, 16, compute_bits=16)  # no split
+    # A token at batch 1 reads 2.13 B shared weights at 16 bits + 4 of 128 experts × 0.896 B at 4.25 bits
+    # = 4.26 + 1.90 = 6.16 GB, where one 4.5-bit width for every weight read 5.71 B × 4.5 / 8 = 3.21 GB.
+    model = presets.model("gpt-oss-120b")
+    (candidate,) = [s for s in setups(Scenario(model=model), Plan(gpu_ids=("h100-sxm",), tensor_parallel=(1,)))
+                    if s.weight_bits == 4]  # fmt: skip
+    assert candidate.precision_name == "16-bit (experts 4.25-bit)"
+    assert float(weight_bytes_read(model, candidate.precision, 1.0)) == pytest.approx(6.16e9, rel=0.005)
+    assert float(weight_bytes_read(model, Precision(4.5, 16), 1.0)) == pytest.approx(3.21e9, rel=0.005)
 
 
 def test_the_default_candidates_are_the_gpus_with_a_price() -> None:
