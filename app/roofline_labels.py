@@ -29,6 +29,18 @@ PHONE_PLOT_PX = 300  # the plot on a 390-px phone: a label that would run off th
 # A point this close under the solid roof (decades, about 2-3 px at either width) counts as on it: a label
 # above-left of it clears the roof, which falls away to the left below the label's baseline.
 ON_THE_ROOF_DECADES = 0.03
+# A decode group this close to the prefill (decades, about a marker's width) sits on the diamond: one
+# label names both ("prefill and B=696, 743"), where two had to find room at the ridge.
+ON_THE_PREFILL_DECADES = 0.05
+# A label turned left of its point spans back over the points to its left, and read as naming one of
+# them (Llama 3.1 8B on an H100 under vLLM: "B=696, 743" under the B=150 marker): it hangs from a thin
+# leader line, its right end this far left of its point and its top this far below, each row one more,
+# and lower still by as much as the sloped roof falls under its span (one decade a decade, at about
+# PLOT_HEIGHT_PX for the roof's decades), so that it sits in the empty corner under the slope.
+LEADER_AX_PX = -10
+LEADER_AY_PX = 14
+PLOT_HEIGHT_PX = 300  # the plot area of the 460-px figure, legend and axes aside
+LEADER = {"showarrow": True, "arrowhead": 0, "arrowwidth": 1, "arrowcolor": "#999999", "standoff": 6}
 ABOVE_LEFT = {"xanchor": "right", "yanchor": "bottom", "xshift": -3, "yshift": 3}
 BELOW_RIGHT = {"xanchor": "left", "yanchor": "top", "xshift": 5}
 BELOW_LEFT = {"xanchor": "right", "yanchor": "top", "xshift": -5}
@@ -101,48 +113,79 @@ def roofline_notes(
     flat-roof group among them that would run off a phone's plot and, turned left, cross the ridge.
     """
     placed: list[tuple[str, float, float | None]] = []  # text, x, row below the flat roof (None: on the slope)
+    prefill_text = "prefill"
     for group in _groups(intensity, batches, ridge, x_range):
         x, flat = _anchor(intensity, group, ridge)
+        if _on_the_prefill(intensity, group, prefill, roof, prefill_y):
+            prefill_text = f"prefill and {_text(batches, group)}"
+            continue
         placed.append((_text(batches, group), x, 0.0 if flat else None))
     rows: list[list[tuple[float, float]]] = []  # each row's taken spans, in log10 x
     notes = []
-    for text, x, row in sorted([*placed, ("prefill", prefill, 0.0)], key=lambda label: label[1]):
+    for text, x, row in sorted([*placed, (prefill_text, prefill, 0.0)], key=lambda label: label[1]):
+        is_prefill = text == prefill_text
         where = BELOW_RIGHT if under_the_roof else ABOVE_LEFT
         label_x = x
-        if under_the_roof and text != "prefill" and _above_the_roof(text, x, row, ridge, x_range, roof, solid_roof):
+        if under_the_roof and not is_prefill and _above_the_roof(text, x, row, ridge, x_range, roof, solid_roof):
             where = ABOVE_LEFT
-        elif under_the_roof and row is None and text != "prefill":
+        elif under_the_roof and row is None and not is_prefill:
             # Below-right of a point near the ridge, it runs under the flat roof: keep its span in the
             # first row there, so a flat-roof or prefill label takes the next row, not its place.
             width = _width_decades(text, x_range, PHONE_PLOT_PX)
             rows += [] if rows else [[]]
             rows[0].append((math.log10(x), math.log10(x) + width))
-        elif row is not None or text == "prefill":
-            # Right of its point, unless it would run off the plot's right edge on a phone: then left.
+        elif row is not None or is_prefill:
+            # Right of its point, unless it would run off the plot's right edge on a phone: then left, on a leader.
             turns = runs_off_a_phone(text, x, x_range)
             width = _width_decades(text, x_range)
-            label_x = x if turns else _past_the_ridge(text, x, ridge, x_range)
-            span = (
-                (math.log10(x) - width, math.log10(x)) if turns else (math.log10(label_x), math.log10(label_x) + width)
-            )
+            label_x = x if turns else _past_the_ridge(text, x, ridge, x_range, is_prefill)
+            end = math.log10(x) + LEADER_AX_PX * math.log10(x_range[1] / x_range[0]) / PLOT_WIDTH_PX
+            span = (end - width, end) if turns else (math.log10(label_x), math.log10(label_x) + width)
             free = [r for r, taken in enumerate(rows) if all(span[1] <= a or span[0] >= b for a, b in taken)]
             row = free[0] if free else len(rows)
             rows += [] if free else [[]]
             rows[row].append(span)
-            where = {**(BELOW_LEFT if turns else BELOW_RIGHT), "yshift": -9 - ROW_PX * row}
-        y = prefill_y if text == "prefill" and prefill_y is not None else float(roof(x))
+            if turns:
+                drop = LEADER_AY_PX + ROW_PX * row + _under_the_slope_px(text, end, ridge, x_range, roof)
+                where = {**LEADER, "xanchor": "right", "yanchor": "top", "ax": LEADER_AX_PX, "ay": round(drop)}
+            else:
+                where = {**BELOW_RIGHT, "yshift": -9 - ROW_PX * row}
+        y = prefill_y if is_prefill and prefill_y is not None else float(roof(x))
         notes.append({"x": math.log10(label_x), "y": math.log10(y), "text": text, "showarrow": False, **where})
     return notes
 
 
-def _past_the_ridge(text: str, x: float, ridge: float, x_range: tuple[float, float]) -> float:
+def _under_the_slope_px(text: str, end: float, ridge: float, x_range: tuple[float, float], roof: Roof) -> float:
+    """How far the sloped roof falls under a label ending at log10 x `end`, px: the part of its span left of
+    the ridge (at the wide layout's width), one decade of roof a decade, at the plot's height. On a phone the
+    label spans more decades and its left end may still meet the slope; sized for the phone, it hung past
+    the axis at 1280 px."""
+    left = end - _width_decades(text, x_range)
+    over_the_slope = max(0.0, min(end, math.log10(ridge)) - left)
+    roof_decades = math.log10(float(roof(x_range[1])) / float(roof(x_range[0])))
+    return over_the_slope * PLOT_HEIGHT_PX / max(roof_decades, 1e-9)
+
+
+def _on_the_prefill(
+    intensity: np.ndarray, group: list[int], prefill: float, roof: Roof, prefill_y: float | None
+) -> bool:
+    """Whether every point of a decode group sits on the prefill's diamond (within ON_THE_PREFILL_DECADES both ways)."""
+    y = float(roof(prefill)) if prefill_y is None else prefill_y
+    return all(
+        abs(math.log10(float(intensity[i]) / prefill)) <= ON_THE_PREFILL_DECADES
+        and abs(math.log10(float(roof(float(intensity[i]))) / y)) <= ON_THE_PREFILL_DECADES
+        for i in group
+    )
+
+
+def _past_the_ridge(text: str, x: float, ridge: float, x_range: tuple[float, float], is_prefill: bool) -> float:
     """Where a prefill label left of the ridge starts: at its point, or at the ridge when on a phone it would cross it.
 
     The ridge's dashed line runs down through the plot; a label below-right of a prompt a little left
     of it would be struck through (Llama 3.1 70B fp8 on 2 × H100: the prompt at 400 FLOP/byte, the
     ridge at 591). Moved to start at the ridge, it sits just right of the line, beside its point.
     """
-    if text != "prefill" or x >= ridge:
+    if not is_prefill or x >= ridge:
         return x
     return ridge if _crosses_the_ridge(text, x, ridge, x_range) else x
 

@@ -66,18 +66,27 @@ def test_every_batch_is_named_once_and_labels_below_the_roof_never_overlap(point
     points = sorted(points)
     x_range = (min(*points, prefill, ridge) / 4, max(*points, prefill, ridge) * 4)
     shown = notes(points, prefill, ridge, x_range)
-    named = [int(b) for n in shown if n["text"].startswith("B=") for b in n["text"][2:].split(", ")]
+    # "prefill and B=3, 4": the batches whose points sit on the prefill's diamond share its label.
+    named = [int(b) for n in shown for b in n["text"].partition("B=")[2].split(", ") if "B=" in n["text"]]
     assert sorted(named) == list(range(1, len(points) + 1))
-    assert sum(n["text"] == "prefill" for n in shown) == 1
+    assert sum(n["text"].startswith("prefill") for n in shown) == 1
     rows: dict[float, list[tuple[float, float]]] = {}
     for n in shown:
-        below_the_flat_roof = n["text"] != "prefill" and n["yanchor"] == "top"
+        is_prefill = n["text"].startswith("prefill")
+        below_the_flat_roof = not is_prefill and n["yanchor"] == "top"
         # A prefill's label is below the flat roof when its prompt is past the ridge or it starts at the ridge.
-        if below_the_flat_roof or (n["text"] == "prefill" and n["x"] >= math.log10(ridge) - 1e-12):
-            # A label anchored on its right (it turned left, away from the plot's edge) spans leftward.
+        if below_the_flat_roof or (is_prefill and n["x"] >= math.log10(ridge) - 1e-12):
+            # A label anchored on its right (it turned left, away from the plot's edge) spans leftward, its
+            # right end at its leader line's tail, the tail's drop its row.
             extent = width(n["text"], x_range)
-            span = (n["x"] - extent, n["x"]) if n["xanchor"] == "right" else (n["x"], n["x"] + extent)
-            rows.setdefault(n["yshift"], []).append(span)
+            if n["showarrow"]:
+                end = n["x"] + n["ax"] * math.log10(x_range[1] / x_range[0]) / rl.PLOT_WIDTH_PX
+                span, row = (end - extent, end), (n["ay"] - rl.LEADER_AY_PX) / rl.ROW_PX
+            else:
+                x = n["x"]
+                span = (x - extent, x) if n["xanchor"] == "right" else (x, x + extent)
+                row = (-n["yshift"] - 9) / rl.ROW_PX
+            rows.setdefault(row, []).append(span)
     for spans in rows.values():
         spans.sort()
         assert all(a_end <= b_start + 1e-9 for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
