@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
@@ -201,8 +202,9 @@ def _gpu(row: dict[str, str]) -> GPU:
     )
 
 
-# A spec field → the file's column for it and that column's unit in SI: a core check names the field and
-# states its range in SI ("memory_bytes must be >= 100,000,000"), where the file has memory_gb in GB.
+# A spec field (or a link key, which cross-field rules lead with) → the file's column for it and that column's
+# unit in SI: a core check names the field and states its range in SI ("memory_bytes must be >= 100,000,000"),
+# where the file has memory_gb in GB.
 _COLUMNS = {
     "total_params": ("params_b", PARAMS_PER_BILLION),
     "active_params": ("active_params_b", PARAMS_PER_BILLION),
@@ -214,22 +216,40 @@ _COLUMNS = {
     "peak_flops_4bit_per_s": ("tflops_4", FLOP_PER_TFLOP),
     "batch_size": ("batch", 1.0),
     "gpu_count": ("n_gpus", 1.0),
+    "cbits": ("compute_bits", 1.0),
+    "wbits": ("weight_bits", 1.0),
+    "kvbits": ("kv_bits", 1.0),
 }
-_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?")  # 1,024 · 6.74 · 1e+14
+_NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]?\d+)?"  # 1,024 · 6.74 · 1e+14
+# `validation.check_number`'s shape, the one message with figures in SI: "{field} must be [a whole number]
+# >= low [and <= high], got value". Others (a mixture's "below total_params (109.00 billion)") say their
+# figures in the file's units already: only their fields are renamed.
+_RANGE = re.compile(rf"^(?P<kind>must be (?:a (?:whole |finite )?number )?)(?P<low>>=? )(?P<a>{_NUMBER})"
+                    rf"(?: and <= (?P<b>{_NUMBER}))?, got .*$")  # fmt: skip
+_FIELD = re.compile(r"\b(" + "|".join(_COLUMNS) + r")\b")
 
 
-def in_file_units(message: str) -> str:
-    """A core check's message in the file's own terms: its column, and every figure in that column's unit.
+def in_file_units(message: str, row: Mapping[str, str] | None = None) -> str:
+    """A core check's message in the file's own terms: its columns, a range in the column's unit, the cell as written.
 
-    Example: "memory_bytes must be >= 100,000,000 and <= 1e+14, got 1000000" →
-    "memory_gb must be >= 0.1 and <= 100,000, got 0.001".
+    Example: "memory_bytes must be >= 100,000,000 and <= 1e+14, got 1000000" with the cell memory_gb '0.001' →
+    "memory_gb must be >= 0.1 and <= 100,000, got '0.001'".
     """
     field, _, rest = message.partition(" ")
+    field = field.removesuffix(":")
     if field not in _COLUMNS:
         return message
     column, unit = _COLUMNS[field]
-    rescaled = _NUMBER.sub(lambda m: shown_number(float(f"{float(m[0].replace(',', '')) / unit:.6g}")), rest)
-    return f"{column} {rescaled}"
+    ranged = _RANGE.match(rest)
+    if ranged is None:
+        return _FIELD.sub(lambda m: _COLUMNS[m[1]][0], message)
+
+    def shown(figure: str) -> str:
+        return shown_number(float(f"{float(figure.replace(',', '')) / unit:.6g}"))
+
+    high = f" and <= {shown(ranged['b'])}" if ranged["b"] else ""
+    cell = (row or {}).get(column, "")
+    return f"{column} {ranged['kind']}{ranged['low']}{shown(ranged['a'])}{high}, got {str(cell)[:20]!r}"
 
 
 def measurement(row: dict[str, str]) -> Measurement:
@@ -237,7 +257,7 @@ def measurement(row: dict[str, str]) -> Measurement:
     try:
         return _measurement(row)
     except ValueError as error:
-        raise ValueError(in_file_units(str(error))) from None
+        raise ValueError(in_file_units(str(error), row)) from None
 
 
 def _measurement(row: dict[str, str]) -> Measurement:

@@ -193,7 +193,7 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
     if not rate_text and not concurrency_text:
         raise ValueError("a concurrency (closed loop) or a request_rate (open loop) is needed")
     concurrency = whole(row, "concurrency") if concurrency_text else None  # both given: the closed loop it ran
-    rate = None if concurrency is not None else float(rate_text)
+    rate = None if concurrency is not None else _float_or_nan(rate_text)  # 'abc': Python's own words, no column
     if rate is not None and not (0 < rate < math.inf):
         raise ValueError(f"request_rate must be a positive number of requests per second, got {rate_text[:20]!r}")
     if rate is not None and not RATE_LOW <= rate <= RATE_HIGH:  # serve --request-rate's range
@@ -233,7 +233,7 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         model=_model_id(model_given),
         model_given=model_given,
         request_rate=rate,
-        ttft_stat="median" if (row.get("ttft_stat") or "").strip().lower() in ("median", "p50") else "mean",
+        ttft_stat=_ttft_stat(row),
         num_prompts=num_prompts,
         length_low_fraction=low_fraction,
         kv_bits=number(row, "kv_bits", optional=True),
@@ -263,12 +263,30 @@ def _harness(row: dict[str, str], concurrency: int | None) -> tuple[int | None, 
         Load(concurrency=concurrency, num_prompts=num_prompts)
     elif num_prompts is not None:  # it was dropped without a word; serve refuses the same pair
         raise ValueError("num_prompts must be empty with a request_rate (an open loop's arrivals do not stop)")
-    low_fraction = float(fraction_text) if fraction_text else LOW_FRACTION
-    if not FRACTION_LOW <= low_fraction <= 1:  # serve --length-low-fraction's range
+    low_fraction = _float_or_nan(fraction_text) if fraction_text else LOW_FRACTION
+    if not FRACTION_LOW <= low_fraction <= 1:  # serve --length-low-fraction's range (NaN too)
         raise ValueError(
             f"length_low_fraction must be between {FRACTION_LOW:g} and 1 (1: fixed lengths), got {fraction_text[:20]!r}"
         )
     return num_prompts, low_fraction
+
+
+def _float_or_nan(text: str) -> float:
+    """A cell as a float, NaN when it is none (the caller's range check then names the column)."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _ttft_stat(row: dict[str, str]) -> str:
+    """'median' (p50) or 'mean' (empty too); any other statistic is refused: a p99 TTFT was judged as a mean."""
+    given = (row.get("ttft_stat") or "").strip().lower()
+    if given in ("median", "p50"):
+        return "median"
+    if given in ("", "mean", "avg", "average"):
+        return "mean"
+    raise ValueError(f"ttft_stat must be mean or median (p50), got {given[:20]!r}")
 
 
 def _gpu_name(given: str) -> str:

@@ -17,6 +17,7 @@ import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from core.cli.load_commands import add_plan_parser, add_serve_parser, refuse_unused, run_plan, run_serve
@@ -63,7 +64,7 @@ class _Parser(argparse.ArgumentParser):
         # long words are cut and the line is capped (a 10,000-character value is not echoed whole).
         message = _short_choices(message.replace("\n", " "))
         words = " ".join(cut(word, 40) for word in message.split(" "))
-        self.exit(2, cut(f"{self.prog}: error: {words}", 190) + "\n")
+        self.exit(2, cut(f"{self.prog}: error: {words}", 198) + "\n")  # one line under 200 characters
 
 
 _CHOICES = re.compile(r"invalid choice: (.*) \(choose from (.*)\)$")
@@ -166,7 +167,11 @@ def _file_report(args: argparse.Namespace, option: str, report: Callable[[str], 
     try:
         return report(path)
     except ValueError as error:
-        parser.error(f"argument {option}: {str(error)[:160]}")
+        # The file's name is cut, not its problem: a 200-character name hid the line, the column and the range.
+        problem, name = str(error), Path(path).name
+        if problem.startswith(name):
+            problem = cut(name, 30) + problem[len(name) :]
+        parser.error(f"argument {option}: {problem}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

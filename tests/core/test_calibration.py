@@ -403,3 +403,25 @@ def test_the_engines_beat_a_pure_roofline_by_far(sets):
 def test_refitting_on_the_fit_set_gives_the_shipped_engines(sets):
     # From the neutral start in core.calibration: the shipped costs are exactly the procedure's.
     assert fit_profiles(sets["fit"]) == ENGINES
+
+
+def test_a_measurements_file_problem_is_said_in_the_files_own_columns_and_units() -> None:
+    from core.measurements import in_file_units
+
+    # A range in SI: its bounds in the column's unit (1e8 bytes = 0.1 GB), the cell as the file wrote it.
+    assert in_file_units("memory_bytes must be >= 100,000,000 and <= 1e+14, got 1000000", {"memory_gb": "0.001"}) == (
+        "memory_gb must be >= 0.1 and <= 100,000, got '0.001'"
+    )
+    # A mixture's rule says its figures in billions already: only the fields are renamed (they had been
+    # divided by 1e9 again, "below total_params (1.09e-07 billion)").
+    assert (
+        in_file_units(
+            "active_params must be below total_params (109.00 billion) for a mixture of experts, got 109.00 billion"
+        )
+        == "active_params_b must be below params_b (109.00 billion) for a mixture of experts, got 109.00 billion"
+    )
+    # A cross-field rule leads with the link's key: the file's column instead.
+    assert in_file_units("cbits: A100-80GB-SXM has no 4-bit tensor cores") == (
+        "compute_bits: A100-80GB-SXM has no 4-bit tensor cores"
+    )
+    assert in_file_units("unknown metric 'speed'") == "unknown metric 'speed'"

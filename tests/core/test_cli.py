@@ -495,6 +495,20 @@ H = "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n"
             f"{H}Llama-3.1-8B,fp8,H100-SXM,1,vllm,10000001,1,1,1,1\n",
             "line 2: isl must be a whole number from 1 to 10,000,000, got 10,000,001",
         ),
+        # Python's "could not convert string to float: 'abc'" named no column; a p99 TTFT was judged as a mean.
+        (
+            "model,weights,gpu,tp,engine,isl,osl,concurrency,request_rate,ttft_ms,tpot_ms\n"
+            "Llama-3.1-8B,bf16,H100-SXM,1,vllm,100,100,,abc,1,1\n",
+            "line 2: request_rate must be a positive number of requests per second, got 'abc'",
+        ),
+        (
+            f"{H[:-1]},length_low_fraction\nLlama-3.1-8B,fp8,H100-SXM,1,vllm,1,1,1,1,1,x\n",
+            "line 2: length_low_fraction must be between 0.05 and 1 (1: fixed lengths), got 'x'",
+        ),
+        (
+            f"{H[:-1]},ttft_stat\nLlama-3.1-8B,fp8,H100-SXM,1,vllm,1,1,1,1,1,p99\n",
+            "line 2: ttft_stat must be mean or median (p50), got 'p99'",
+        ),
         # An empty model cell was read as Llama 3.1 70B without a word.
         (f"{H},fp8,H100-SXM,1,vllm,1,1,1,1,1\n", "line 2: model is empty: give the model's name"),
         # An escape sequence in a GPU's name recoloured the terminal when the report printed it.
@@ -561,14 +575,22 @@ def test_calibrate_on_your_own_published_measurements(capsys, tmp_path):
         (lambda rows: _with(rows, "params_b", "1e300"), "line 2: params_b must be a number from 0.000001 to"),
         # Past core's own range a spec's check spoke SI ("memory_bytes must be >= 100,000,000"): now the
         # file's column and unit (GPU memory 1e8..1e14 bytes = 0.1..100,000 GB; 1..1,024 GPUs).
-        (lambda rows: _with(rows, "memory_gb", "0.001"), "line 2: memory_gb must be >= 0.1 and <= 100,000, got 0.001"),
+        (
+            lambda rows: _with(rows, "memory_gb", "0.001"),
+            "line 2: memory_gb must be >= 0.1 and <= 100,000, got '0.001'",
+        ),
         (
             lambda rows: _with(rows, "tflops_16", "1e7"),
-            "line 2: tflops_16 must be >= 0.1 and <= 1,000,000, got 10,000,000",
+            "line 2: tflops_16 must be >= 0.1 and <= 1,000,000, got '1e7'",
         ),
         (
             lambda rows: _with(rows, "n_gpus", "5000"),
-            "line 2: n_gpus must be a whole number >= 1 and <= 1,024, got 5,000",
+            "line 2: n_gpus must be a whole number >= 1 and <= 1,024, got '5000'",
+        ),
+        # The cell as written, not rounded: batch 1,000,001 had been echoed as 'got 1,000,000'.
+        (
+            lambda rows: _with(rows, "batch", "1000001"),
+            "line 2: batch must be a whole number >= 1 and <= 1,000,000, got '1000001'",
         ),
         # A measured time of 1e-300 ms printed a 300-digit error.
         (lambda rows: _with(rows, "value", "1e-300"), "line 2: value must be a number from 0.000001 to"),
