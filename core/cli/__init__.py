@@ -64,7 +64,7 @@ class _Parser(argparse.ArgumentParser):
         # long words are cut and the line is capped (a 10,000-character value is not echoed whole).
         message = _short_choices(message.replace("\n", " "))
         words = " ".join(cut(word, 40) for word in message.split(" "))
-        self.exit(2, cut(f"{self.prog}: error: {words}", 198) + "\n")  # one line under 200 characters
+        self.exit(2, cut(f"{self.prog}: error: {words}", 197) + "\n")  # one line under 200 characters, its newline too
 
 
 _CHOICES = re.compile(r"invalid choice: (.*) \(choose from (.*)\)$")
