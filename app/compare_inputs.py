@@ -25,7 +25,9 @@ def is_api(option: str) -> bool:
 
 def _pin() -> None:
     """'Pin this scenario': the current scenario's short link becomes the pinned one, and is compared."""
-    st.session_state[PINNED_KEY] = urlencode(current_scenario().to_flat(minimal=True))
+    scenario = current_scenario()
+    # The defaults' short link is empty, which pins nothing: their model's id holds them.
+    st.session_state[PINNED_KEY] = urlencode(scenario.to_flat(minimal=True)) or urlencode({"model": scenario.model.id})
     chosen = list(st.session_state.get("cmp") or [])
     for option in (PINNED, THIS):
         if option not in chosen and len(chosen) < MAX_OPTIONS:

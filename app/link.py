@@ -22,6 +22,7 @@ import streamlit as st
 
 from app.page_inputs import BY_KEY, MAX_PINNED_CHARS, PINNED_KEY, si_of, text_of
 from app.safe import plain
+from core.compare import MAX_OPTIONS
 from core.fields import cut
 from core.flat import MAX_VALUE_CHARS, SKIP, flat_of_json, lenient_value, read_flat
 from core.scenario import Scenario
@@ -50,6 +51,12 @@ def read_page_inputs(raw: Mapping[str, str], warnings: list[str]) -> dict[str, s
             warnings.append(f"Ignored {key}: its value is {len(text):,} characters long.")
             continue
         value = lenient_value(described, text, warnings)
+        if (
+            key == "cmp" and isinstance(value, tuple) and len(value) > MAX_OPTIONS
+        ):  # the select dropped the fifth unsaid
+            dropped = ", ".join(cut(str(option), 30) for option in value[MAX_OPTIONS:])
+            warnings.append(f"cmp: at most {MAX_OPTIONS} options; ignored {dropped}.")
+            value = value[:MAX_OPTIONS]
         if value is not SKIP and value != described.default and value is not None:
             clean[key] = text_of(described, value)
     return clean
@@ -62,9 +69,13 @@ def pinned_link(text: str, warnings: list[str]) -> tuple[str, Scenario | None]:
     query = text.strip()[:MAX_PINNED_CHARS].partition("?")[2] or text.strip()[:MAX_PINNED_CHARS]
     if not query:
         return "", None
-    raw = dict(parse_qsl(query, keep_blank_values=True))
+    pairs = parse_qsl(query, keep_blank_values=True)
+    raw = dict(pairs)
+    given: dict[str, list[str]] = {}
+    for key, value in pairs:
+        given.setdefault(key, []).append(value)
     flat, scenario, problems = read_flat(raw, Scenario, other_keys=BY_KEY)
-    warnings.extend(f"Pinned scenario: {problem}" for problem in problems)
+    warnings.extend(f"Pinned scenario: {problem}" for problem in [*repeated(given), *problems])
     # A page's own inputs (sim, options, a pinned link in the pinned link) are not the scenario's: a
     # whole shared link pasted here carried them, and they vanished without a word.
     pages = [key for key in raw if key in BY_KEY and key not in flat]
@@ -73,7 +84,9 @@ def pinned_link(text: str, warnings: list[str]) -> tuple[str, Scenario | None]:
             f"Pinned scenario: ignored {', '.join(cut(k, 20) for k in pages[:5])}"
             f"{' and more' if len(pages) > 5 else ''}: a page's own input, not part of a scenario."
         )
-    return urlencode(flat), scenario
+    # The default scenario's short link is empty, and an empty pin is none: its model keeps it pinned
+    # ('Pin this scenario' on the defaults had said "nothing is pinned: press 'Pin this scenario' first").
+    return urlencode(flat) or urlencode({"model": scenario.model.id}), scenario
 
 
 def _query() -> dict[str, str]:

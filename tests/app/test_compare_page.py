@@ -206,3 +206,30 @@ def test_4_bit_maths_in_the_sidebar_leave_the_default_fleet_comparable(open_app)
     at = open_app("compare", **TRAFFIC, gpu="b200", wbits="4.5", cbits="4")
     assert not at.exception
     assert at.main.dataframe[0].value["USD per month"].iloc[2] > 0
+
+
+def test_the_default_scenario_can_be_pinned(open_app) -> None:
+    # Its short link is empty, and an empty pin had read as none: "nothing is pinned: press 'Pin this
+    # scenario' first", just after pressing it. Its model's id now holds it, by the button or a link.
+    at = open_app("compare")
+    at.button[0].click().run()
+    assert at.text_input(key="pinned").value == "model=toy-7b"
+    assert not [w for w in at.warning if "nothing is pinned" in w.value]
+    assert "pinned scenario" in list(at.main.dataframe[0].value.index)
+    linked = open_app("compare", cmp="pinned scenario", pinned="/?out=500&model=toy-7b")
+    assert linked.text_input(key="pinned").value == "model=toy-7b" and not linked.warning
+
+
+def test_a_key_twice_in_the_pinned_link_and_a_fifth_option_are_said(open_app) -> None:
+    # Both were dropped without a word: the pinned link's first out=100, and a fifth option the select
+    # cannot hold (at most four).
+    at = open_app("compare", cmp="pinned scenario", pinned="out=100&out=200")
+    said = unescape(" ".join(w.value for w in at.warning))
+    assert "Pinned scenario: out is given 2 times (100, 200): using the last, 200." in said
+    five = ["this scenario", "openai/gpt-4.1-mini", "anthropic/claude-haiku-4-5", "llama-3.1-8b on l4",
+            "llama-3.1-8b on h100-sxm"]  # fmt: skip
+    at = open_app("compare", cmp=",".join(five))
+    assert "cmp: at most 4 options; ignored llama-3.1-8b on h100-sxm." in unescape(
+        " ".join(w.value for w in at.warning)
+    )
+    assert list(at.main.dataframe[0].value.index)[:4] == five[:4]
