@@ -19,6 +19,7 @@ from core.candidates import expert_split
 from core.compare import fleet_engine_id
 from core.efficiency import efficiency_base
 from core.load import Load
+from core.memory import weight_bytes
 from core.plan import CapacityPlan
 from core.plan_spec import WEIGHT_BITS_CHOICES, Plan
 from core.scenario import Scenario
@@ -64,15 +65,23 @@ def precision_note(scenario: Scenario, result: CapacityPlan) -> str | None:
         else ""
     )
     if mixed:
-        how = "each for every weight, but at 4 bits, where it keeps your experts' split"
-        keep = " To keep the sidebar's, list only 4 under 'Weight precisions'."
-    else:
-        how = "each for every weight"
-        shown = f"{mine.weight_bits:g}"
-        keep = f" To keep {shown}-bit, list only it under 'Weight precisions'." if shown in WEIGHT_BITS_CHOICES else ""
+        # "16-bit, not the sidebar's 16-bit (experts 4.25-bit)" read as a contradiction: say what is stored.
+        stored, shipped = weight_bytes(scenario.model, chosen), weight_bytes(scenario.model, mine)
+        include = (
+            "Its 4-bit candidates keep that split, and cost more here."
+            if 4 in result.spec.weight_bits
+            else "Its 4-bit candidates keep that split: add 4 under 'Weight precisions' to include them."
+        )
+        return (
+            f"The plan's fleet stores every weight at {chosen.weight_bits:g} bits, the experts too "
+            f"({fmt.gigabytes(stored)}), where the sidebar's model keeps its experts at {mine.expert_bits:g} bits "
+            f"({fmt.gigabytes(shipped)}). {include}{quality}"
+        )
+    shown = f"{mine.weight_bits:g}"
+    keep = f" To keep {shown}-bit, list only it under 'Weight precisions'." if shown in WEIGHT_BITS_CHOICES else ""
     return (
         f"The plan's weights are {best.setup.precision_name}, not the sidebar's {mine.weights_words}: it "
-        f"tries each precision in its list, {how}.{quality}{keep}"
+        f"tries each precision in its list, each for every weight.{quality}{keep}"
     )
 
 

@@ -85,6 +85,23 @@ def _refuse_a_gpu_not_searched(args: argparse.Namespace, scenario: Scenario, spe
         )
 
 
+def _refuse_an_expert_width_not_kept(args: argparse.Namespace, scenario: Scenario, spec: Plan) -> None:
+    """`--expert-weight-bits` counts in a plan only where a 4-bit candidate keeps experts narrower than the
+    rest (`core.candidates.expert_split`): given otherwise, it changed nothing without a word."""
+    from core.candidates import expert_split
+
+    if getattr(args, _dest("ebits"), None) is None:
+        return
+    if expert_split(scenario.precision) is None:
+        raise ValueError(
+            f"--expert-weight-bits: plan does not use it; it keeps an expert width only narrower than the other "
+            f"weights' {scenario.precision.weight_bits:g} bits"
+        )
+    if 4 not in spec.weight_bits:
+        raise ValueError("--expert-weight-bits: plan does not use it; only its 4-bit candidates keep an expert "
+                         "width: add 4 to --weight-precisions")  # fmt: skip
+
+
 def _parsed(args: argparse.Namespace, spec_type: type, typical_engine: bool = False) -> tuple[Scenario, Any, Load]:
     """The scenario, the spec and the load; a bad value exits 2 with one line naming its option."""
     try:
@@ -103,6 +120,7 @@ def _parsed(args: argparse.Namespace, spec_type: type, typical_engine: bool = Fa
         spec: Any = spec_from_args(args, spec_type)
         if typical_engine:
             _refuse_a_gpu_not_searched(args, scenario, spec)
+            _refuse_an_expert_width_not_kept(args, scenario, spec)
         return scenario, spec, load
     except ValueError as error:
         args.subparser.error(f"argument {error}")  # exits 2

@@ -201,10 +201,11 @@ def test_gpt_oss_as_shipped_is_the_4_bit_candidate_and_a_16_bit_fleet_is_said_to
     # A 16-bit fleet stores the experts at 16 bits too: not the sidebar's bf16 beside MXFP4 experts.
     at = open_app("plan", model="gpt-oss-120b", gpu="h100-sxm", wlist="16")
     said = [unescape(c.value) for c in at.caption if c.value.startswith("The plan")]
+    # 116.83 B weights × 16 / 8 = 233.66 GB; as shipped 2.13 B × 16 / 8 + 114.7 B × 4.25 / 8 = 65.19 GB.
     assert said and said[0] == (
-        "The plan's weights are 16-bit, not the sidebar's 16-bit (experts 4.25-bit): it tries each precision in "
-        "its list, each for every weight, but at 4 bits, where it keeps your experts' split. To keep the "
-        "sidebar's, list only 4 under 'Weight precisions'."
+        "The plan's fleet stores every weight at 16 bits, the experts too (233.66 GB), where the sidebar's model "
+        "keeps its experts at 4.25 bits (65.19 GB). Its 4-bit candidates keep that split: add 4 under 'Weight "
+        "precisions' to include them."
     )
     # Listed alone, 4 is gpt-oss as shipped: nothing to say, and the table names the split.
     shipped = open_app("plan", model="gpt-oss-120b", gpu="h100-sxm", wlist="4", cands="h100-sxm")

@@ -248,6 +248,17 @@ def test_plan_defaults_to_the_typical_engine(capsys) -> None:
         (["plan", "--gpus", "2"], "--gpus", "plan does not use it; the plan tries every size in --tensor-parallel"),
         (["estimate", "--stream-overhead-us", "500"], "--stream-overhead-us", "estimate does not use it; one static"),
         (["plan", "--weight-bits", "8"], "--weight-bits", "plan does not use it; the plan tries every precision"),
+        # Only a 4-bit candidate keeps experts narrower than the rest: otherwise it changed nothing, unsaid.
+        (
+            ["plan", "--model", "gpt-oss-120b", "--expert-weight-bits", "2", "--weight-precisions", "16,8"],
+            "--expert-weight-bits",
+            "plan does not use it; only its 4-bit candidates keep an expert width: add 4 to --weight-precisions",
+        ),
+        (
+            ["plan", "--model", "gpt-oss-120b", "--expert-weight-bits", "32"],
+            "--expert-weight-bits",
+            "plan does not use it; it keeps an expert width only narrower than the other weights' 16 bits",
+        ),
         # The scenario's GPU and its numbers count only as a candidate: given otherwise they were dropped unsaid.
         (
             ["plan", "--candidate-gpus", "h200", "--gpu", "h100-sxm", "--gpu-price", "0.01"],
