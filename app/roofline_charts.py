@@ -194,7 +194,9 @@ def batch_sweep(
                 "y": 1,
                 "yref": "paper",
                 "yanchor": "top",
-                "text": "not one sequence fits" if inside else f"memory ceiling: {fmt.count(fits)} fit",
+                "text": "not one sequence fits"
+                if inside
+                else f"memory ceiling: {fmt.plural(fits, 'sequence')} {'fits' if fits == 1 else 'fit'}",
                 **{**NOTE, "xanchor": "left" if inside else "right", "xshift": 4 if inside else -4},
             }
         )

@@ -83,7 +83,7 @@ class Replica:
 
 
 def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
-    """Why not even one request fits: the weights fill what the engine may use, or one KV cache is too big.
+    """Why not even one request fits: the weights exceed what the engine may use, or one KV cache is too big.
 
     Example: Llama 3.1 70B in 8 bits (70.6 GB) on one H100 under vLLM: 80 × 0.9 − 3.2 = 68.8 GB usable.
     """
@@ -91,7 +91,7 @@ def fit_problem(replica: Replica, lengths: RequestLengths) -> str:
     weights = weight_bytes(replica.model, replica.precision)
     if replica.kv_budget_bytes <= 0:
         return (
-            f"{weights / BYTES_PER_GB:,.1f} GB of weights fill the {usable / BYTES_PER_GB:,.1f} GB "
+            f"{weights / BYTES_PER_GB:,.1f} GB of weights {'exceed' if weights > usable else 'fill'} the {usable / BYTES_PER_GB:,.1f} GB "
             f"{in_words(engine.id)} may use on {n} × {replica.gpu.memory_bytes / BYTES_PER_GB:,.0f} GB"
         )
     one = replica.kv_bytes_per_sequence(lengths)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from app import compute, likely, roofline_charts, roofline_text
 from app import formatting as fmt
+from app.overview_text import fixed_costs_set_the_pace
 from app.state import current_scenario
 from app.sweeps import sweep_batches, table_batches
 from app.theme import PLOTLY_CONFIG
@@ -36,8 +37,15 @@ st.markdown(
     "This machine needs "
     f"**{fmt.flop_per_byte(balance)}** to keep its compute busy (the ridge); a decode step at batch "
     f"{fmt.count(batch)} (the mean over the reply, at {fmt.count(est.decode.context_tokens)} tokens of context) does "
-    f"{fmt.flop_per_byte(est.decode.intensity_flop_per_byte)}, so it is **{est.decode.bound}-bound**. "
-    "Batching reuses one weight read for many sequences."
+    f"{fmt.flop_per_byte(est.decode.intensity_flop_per_byte)}, so it is **{est.decode.bound}-bound**"
+    # As the Overview says it: on the roof memory-bound, yet the engine's fixed costs may be most of the step.
+    + (
+        f" on the roof, though the engine's fixed costs ({fmt.percent(est.decode.fixed_time_s / est.decode.time_s)} "
+        "of the step) **set its pace**. "
+        if fixed_costs_set_the_pace(est)
+        else ". "
+    )
+    + "Batching reuses one weight read for many sequences."
 )
 cols = st.columns([1.6, 1, 1])
 cols[0].metric("Machine balance (ridge)", fmt.flop_per_byte(balance))

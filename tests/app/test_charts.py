@@ -273,7 +273,7 @@ def test_batch_sweep_memory_ceiling_band():
     assert band.fill == "toself" and band.fillcolor == theme.CEILING
     assert fig.data[0] is band  # drawn first, under the lines
     note = [a for a in fig.layout.annotations if a.text.startswith("memory ceiling")][0]
-    assert note.text == "memory ceiling: 389 fit" and note.x == pytest.approx(math.log10(389.5))
+    assert note.text == "memory ceiling: 389 sequences fit" and note.x == pytest.approx(math.log10(389.5))
 
 
 def test_with_nothing_fitting_the_ceilings_note_sits_inside_the_plot():

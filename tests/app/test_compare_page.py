@@ -171,7 +171,7 @@ def test_a_fleet_that_cannot_run_is_said_in_words_not_left_as_empty_cells(open_a
     (warning,) = [w for w in at.main.warning if "no fleet" in unescape(w.value)]
     assert unescape(warning.value) == (
         "llama-3.1-405b on l4: no fleet. None of 12 setups meets the targets; the largest, NVIDIA L4 24GB, TP 8, "
-        "4-bit int4: 228.3 GB of weights fill the 147.0 GB the typical engine may use on 8 × 24 GB."
+        "4-bit int4: 228.3 GB of weights exceed the 147.0 GB the typical engine may use on 8 × 24 GB."
     )
 
 

@@ -101,7 +101,7 @@ def test_a_real_model_shows_its_memory_ceiling(open_app):
     assert ceiling[-2] == "yes" and ceiling[-1] == "79.89 GB"
     sweep = json.loads(at.main.get("plotly_chart")[1].proto.spec)
     assert sweep["data"][0]["name"] == "past the memory ceiling (389 fit)"
-    assert any(a["text"] == "memory ceiling: 389 fit" for a in sweep["layout"]["annotations"])
+    assert any(a["text"] == "memory ceiling: 389 sequences fit" for a in sweep["layout"]["annotations"])
 
 
 def test_the_sweeps_words_follow_its_numbers(default_page, open_app):
@@ -219,3 +219,16 @@ def test_switching_the_overlap_off_adds_the_launches_to_every_step(open_app):
     assert "served by HF transformers (eager) (MBU 88.0%, MFU 88.0%, your edited numbers)" in "\n".join(
         c.value for c in at.main.caption
     ).replace("\\", "")
+
+
+def test_where_fixed_costs_are_most_of_the_step_the_headline_says_so_as_the_overview_does(open_app):
+    # DeepSeek-V3 on 8 × H200 under SGLang, batch 1: 61 layers × (30 µs launches + 80 µs MoE routing) and
+    # 122 all-reduces × 26 µs are 10.2 of the 11.3 ms step (90.1 %); the headline's bold "memory-bound"
+    # alone read as the reason, beside a caption that said the fixed costs set the pace.
+    at = open_app("roofline", model="deepseek-v3", gpu="h200", gpus="8", engine="sglang")
+    assert (
+        "so it is **memory-bound** on the roof, though the engine's fixed costs (90.1% of the step) **set its pace**"
+        in (at.markdown[0].value)
+    )
+    llama = open_app("roofline", model="llama-3.1-8b", gpu="h100-sxm", engine="vllm")  # fixed costs a minority
+    assert "so it is **memory-bound**. Batching" in llama.markdown[0].value

@@ -198,7 +198,7 @@ def test_a_setup_a_server_would_not_start_is_warned_over_the_page(open_app) -> N
     warning, box = at.main.warning
     assert unescape(warning.value).replace("\\", "") == (
         "Llama 3.1 70B fits the 80.0 GB of 1 × NVIDIA A100 80GB SXM, but not what a server leaves itself: 70.5 GB "
-        "of weights fill the 68.8 GB the typical engine may use on 1 × 80 GB; a real server would not start it, and "
+        "of weights exceed the 68.8 GB the typical engine may use on 1 × 80 GB; a real server would not start it, and "
         "the Capacity plan counts it as not fitting."
     )
     # The page's own memory box agrees with it: it said "Fits." in green under that warning.

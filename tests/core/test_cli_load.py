@@ -171,7 +171,7 @@ def test_plan_text_says_the_recommendation_in_words(capsys) -> None:
         and " replicas of 4 GPUs each (tensor parallel), weights in 8-bit, at up to " in out
     )
     assert "a month following the daily curve" in out and "the API would cost $51,000: self-hosting saves" in out
-    assert "not ranked (" in out and "does not fit — 70.5 GB of weights fill the 68.8 GB vLLM may use" in out
+    assert "not ranked (" in out and "does not fit — 70.5 GB of weights exceed the 68.8 GB vLLM may use" in out
 
 
 def test_serve_counts_in_words(capsys) -> None:

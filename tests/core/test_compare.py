@@ -111,7 +111,7 @@ def test_a_fleet_that_meets_no_target_has_no_bill_and_says_why() -> None:
     # Each of the 12 setups fails on memory, each with its own figures: the note gives the nearest one,
     # TP 8 at 4-bit: 228.3 GB of weights against 0.9 × 8 × 24 GB - 8 × 3 GiB = 147.0 GB.
     assert fleet.note.startswith("none of 12 setups meets the targets; the largest, NVIDIA L4 24GB, TP 8, 4-bit int4: ")
-    assert fleet.note.endswith("228.3 GB of weights fill the 147.0 GB the typical engine may use on 8 × 24 GB")
+    assert fleet.note.endswith("228.3 GB of weights exceed the 147.0 GB the typical engine may use on 8 × 24 GB")
     assert np.isnan(bill(fleet, 30)(np.array([1e6]))).all()
 
 

@@ -756,7 +756,7 @@ def test_a_request_that_fits_the_datasheet_but_not_the_engines_share_is_warned(f
     if warned:
         assert problems == (
             "Llama 3.1 70B fits the 80.0 GB of 1 × NVIDIA A100 80GB SXM, but not what a server leaves itself: "
-            "70.5 GB of weights fill the 68.8 GB the typical engine may use on 1 × 80 GB; a real server would not "
+            "70.5 GB of weights exceed the 68.8 GB the typical engine may use on 1 × 80 GB; a real server would not "
             "start it, and the Capacity plan counts it as not fitting",
         )
 

@@ -137,7 +137,7 @@ def test_a_candidate_that_cannot_fit_says_so_with_the_numbers(llama70b: Capacity
     # 70.55 billion weights × 2 bytes = 141.1 GB; vLLM may use 80 × 0.9 − 3 GiB = 68.78 GB of an H100.
     option = next(o for o in llama70b.options if o.setup.label == "NVIDIA H100 SXM 80GB, TP 1, 16-bit")
     assert option.problem is Problem.DOES_NOT_FIT and option.frontier is None
-    assert option.reason == "141.1 GB of weights fill the 68.8 GB vLLM may use on 1 × 80 GB"
+    assert option.reason == "141.1 GB of weights exceed the 68.8 GB vLLM may use on 1 × 80 GB"
 
 
 def test_a_candidate_too_slow_to_stream_keeps_its_frontier(llama70b: CapacityPlan) -> None:
