@@ -8,7 +8,9 @@ from app.likely import engine_phrase, is_ideal
 from app.safe import plain
 from core.api_prices import snapshot
 from core.billing import catalogue_entry
+from core.engine import ENGINES, in_words
 from core.estimate import Estimate
+from core.lengths import RequestLengths
 from core.memory import MemoryPlan
 from core.ranges import LikelyRange
 from core.scenario import Scenario
@@ -220,6 +222,29 @@ def memory_bound_advice(est: Estimate, critical: int | None, server_short: bool 
     return first + "; fewer bits per weight (fewer bytes per step); a GPU with more memory bandwidth, or more GPUs."
 
 
+def server_share_line(scenario: Scenario, plan: MemoryPlan) -> str:
+    """What a server holds, where it differs from the card's largest batch ("" on the lesson's physics, or when
+    no request fits either way: the warnings say so).
+
+    The static batch fills the datasheet's memory; a server first keeps some for itself (vLLM 10 % and about
+    3 GB a GPU) and pages each cache at its current length, and the Capacity plan sizes on that. Example:
+    gpt-oss-120b on one H100 under vLLM: 485 on the card, 168 in the 68.8 GB vLLM uses (the plan's figure);
+    the two had stood on different pages, unexplained.
+    """
+    if scenario.efficiency.label not in ENGINES or not scenario.model.has_attention_shape or not plan.fits:
+        return ""
+    replica = scenario.replica()
+    held = replica.max_concurrency_that_fits(RequestLengths.of(scenario.workload))
+    if held <= 0 or held == plan.max_batch_that_fits:
+        return ""
+    per_gpu = replica.usable_bytes / scenario.workload.gpu_count
+    return (
+        f" A server keeps part of each card for itself: in the {fmt.gigabytes(per_gpu)} per GPU "
+        f"{in_words(scenario.efficiency.label)} uses, with each cache paged at its current length, "
+        f"{fmt.count(held)} run at once, the Capacity plan's figure."
+    )
+
+
 def memory_line(scenario: Scenario, plan: MemoryPlan, server_short: bool = False) -> str:
     """The memory verdict; `server_short`: the datasheet's memory holds it, the engine's share does not
     (`core.checks.engine_memory_problems`), so the verdict is the card's and a server holds no batch at all."""
@@ -252,4 +277,4 @@ def memory_line(scenario: Scenario, plan: MemoryPlan, server_short: bool = False
         if server_short
         else ("Fits." if plan.fits else "Does not fit.")
     )
-    return f"{verdict} {used} {largest}"
+    return f"{verdict} {used} {largest}{'' if server_short else server_share_line(scenario, plan)}"

@@ -6,7 +6,7 @@ import streamlit as st
 
 from app import compute, likely, roofline_charts, roofline_text
 from app import formatting as fmt
-from app.overview_text import fixed_costs_set_the_pace
+from app.overview_text import fixed_costs_set_the_pace, server_share_line
 from app.state import current_scenario
 from app.sweeps import sweep_batches, table_batches
 from app.theme import PLOTLY_CONFIG
@@ -58,6 +58,7 @@ st.caption(
     f"Memory per GPU: the weights take {fmt.gigabytes(est.memory.weight_bytes_per_gpu)} of "
     f"{fmt.gigabytes(est.memory.available_bytes_per_gpu)}; "
     + ("what is left holds the sequences' KV caches." if weights_fit else "they alone overflow it: nothing is left.")
+    + server_share_line(scenario, est.memory)
 )
 if critical is None:
     st.info("At this context each sequence's KV-cache read outgrows its maths: decode never turns compute-bound.")

@@ -305,3 +305,22 @@ def test_the_self_hosting_line_says_what_mbu_and_mfu_are(open_app) -> None:
     (line,) = [c.value for c in at.main.caption if c.value.startswith("If you served the replies yourself")]
     assert "served by vLLM (MBU 73.0%, MFU 50.0%)" in line
     assert "MBU and MFU: the shares of the GPU's memory bandwidth and compute its kernels reach." in line
+
+
+def test_the_memory_box_says_what_a_server_holds_beside_the_cards_largest_batch(open_app) -> None:
+    # gpt-oss-120b as shipped (65.19 GB) on one H100 under vLLM. The card: 80 GB - 65.19 GB leaves room for
+    # 485 sequences of 700 tokens at 16-bit KV. vLLM keeps 80 × 0.9 - 3.22 = 68.78 GB, and holds 168 at
+    # once, caches paged at their current lengths: the Capacity plan's figure, which had stood alone on
+    # its page against the Overview's 485.
+    from core.lengths import RequestLengths
+    from core.scenario import Scenario
+
+    at = open_app(model="gpt-oss-120b", gpu="h100-sxm", engine="vllm")
+    (box,) = [s.value for s in at.success if s.value.startswith("Fits.")]
+    assert "The largest batch that fits at 700 tokens per sequence: **485**." in box
+    assert box.endswith("in the 68.78 GB per GPU vLLM uses, with each cache paged at its current length, 168 run "
+                        "at once, the Capacity plan's figure.")  # fmt: skip
+    scenario = Scenario.from_flat({"model": "gpt-oss-120b", "gpu": "h100-sxm", "engine": "vllm"})
+    assert scenario.replica().max_concurrency_that_fits(RequestLengths.of(scenario.workload)) == 168
+    # The lesson's physics keeps nothing back: nothing to add.
+    assert "A server keeps" not in " ".join(s.value for s in open_app().success)
