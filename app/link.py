@@ -80,9 +80,10 @@ def pinned_link(text: str, warnings: list[str]) -> tuple[str, Scenario | None]:
     # whole shared link pasted here carried them, and they vanished without a word.
     pages = [key for key in raw if key in BY_KEY and key not in flat]
     if pages:
+        named = ", ".join(f"{cut(k, 20)}={cut(str(raw[k]), 20)}" for k in pages[:5])
         warnings.append(
-            f"Pinned scenario: ignored {', '.join(cut(k, 20) for k in pages[:5])}"
-            f"{' and more' if len(pages) > 5 else ''}: a page's own input, not part of a scenario."
+            f"Pinned scenario: ignored {named}{' and more' if len(pages) > 5 else ''}, each a page's own "
+            "setting, which a pinned scenario does not hold."
         )
     # The default scenario's short link is empty, and an empty pin is none: its model keeps it pinned
     # ('Pin this scenario' on the defaults had said "nothing is pinned: press 'Pin this scenario' first").

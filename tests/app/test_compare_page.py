@@ -125,7 +125,10 @@ def test_a_pasted_link_is_read_as_a_link_and_a_bad_option_warns(open_app) -> Non
     # A whole shared link pasted: its page inputs (the lesson's sim, a Compare's options) are no part of
     # a scenario, and are named rather than dropped without a word.
     whole = open_app("compare", **TRAFFIC, cmp="pinned scenario", pinned="/latency?sim=part3&cmp=x&out=400")
-    assert "Pinned scenario: ignored sim, cmp: a page's own input" in unescape(" ".join(w.value for w in whole.warning))
+    assert (
+        "Pinned scenario: ignored sim=part3, cmp=x, each a page's own setting, which a pinned scenario does not hold."
+        in (unescape(" ".join(w.value for w in whole.warning)))
+    )
     assert whole.text_input(key="pinned").value == "out=400"
     bad = open_app("compare", **TRAFFIC, cmp="openai/no-such-model")
     assert "Ignored openai/no-such-model in cmp" in unescape(" ".join(w.value for w in bad.warning))
