@@ -164,7 +164,9 @@ def _self_hosting() -> None:
     released = release.weight_bits
     bits = inputs.number(PRECISION["weight_bits"], released)
     if bits is not None:
-        st.caption(words.bits_note(bits, presets.release_format(model_id) if bits == released else None))
+        shipped = bits == released
+        experts_apart = shipped and release.expert_weight_bits is not None
+        st.caption(words.bits_note(bits, presets.release_format(model_id) if shipped else None, experts_apart))
     model, gpu = presets.model_base(model_id), presets.gpu_base(gpu_id)
     experts = (PRECISION["expert_weight_bits"], release.expert_weight_bits)
     if model.is_moe or widgets.held([experts]):  # a dense model has none to set

@@ -58,10 +58,11 @@ def provenance(kind: str, chosen: str) -> str:
     return f"{where}\n\n" + plain(f"Source (checked {source.as_of}): {source.source}. {source.notes}{estimated}", 1500)
 
 
-def bits_note(bits: float, release: str | None = None) -> str:
+def bits_note(bits: float, release: str | None = None, experts_apart: bool = False) -> str:
     """'8 bits: fp8 / int8' — what a width usually is; or, at a model's release width other than bf16,
-    how the model ships ('as the model ships: FP8 (e4m3) …')."""
-    width = f"{bits:g} {'bit' if bits == 1 else 'bits'} per weight"
+    how the model ships ('as the model ships: FP8 (e4m3) …'). `experts_apart`: the experts have their own
+    width below, and "16 bits per weight … (4.46 bits per weight on average)" had read as a contradiction."""
+    width = f"{bits:g} {'bit' if bits == 1 else 'bits'} per weight{' outside the experts' if experts_apart else ''}"
     if release and release != presets.BF16:
         return f"{width}, as the model ships: {release}."
     known = WEIGHT_FORMATS.get(bits)
