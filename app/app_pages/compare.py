@@ -53,7 +53,15 @@ days = pricing.days_per_month
 axis = compare_charts.traffic_axis(pricing.replies_per_day)
 changes = compute.cached_changes(results, pricing.replies_per_day, days)
 priced = [c for c in results if c.monthly_usd is not None]
-if priced:
+if len(priced) == 1:  # "the cheapest of these options" compared one option with nothing
+    only = priced[0]
+    st.info(
+        plain(f"Only one option has a bill: {only.option}, {fmt.usd(only.monthly_usd or 0.0)} a month "
+              f"({fmt.usd(only.cost_per_reply_usd or 0.0)} a reply) at {fmt.count(pricing.replies_per_day)} replies "
+              "a day. Add an API or a model on a GPU under 'Options to compare' to set it beside another.", 400),
+        icon=":material/savings:",
+    )  # fmt: skip
+elif priced:
     cheapest = min(priced, key=lambda c: c.monthly_usd or 0.0)
     # "Of these options": with DeepSeek-V3 in the sidebar, "the cheapest is llama-3.1-8b on l4" (a default
     # option) read as an answer about a model the reader never chose.
@@ -68,7 +76,7 @@ if priced:
         "weights may be narrower than the sidebar's (under the table: how each runs), which this tool does not measure."
     )
 words = cheapest_words(changes, {c.option: c.option for c in results}, float(axis[0]), float(axis[-1]))
-if words:
+if words and len(priced) > 1:
     st.markdown("**By traffic:** " + plain(words, 800))
 
 measured = [page_inputs.value(f"lat{i}") for i in range(1, len(results) + 1)]
@@ -111,5 +119,7 @@ right.plotly_chart(
 )
 st.caption(
     "An API's bill is a straight line (each reply costs the same); a fleet's is a staircase (whole replicas, "
-    "autoscaled over the day). Dashed: where the cheapest option changes. Dotted: your traffic."
+    "autoscaled over the day)."
+    + (" Dashed: where the cheapest option changes." if len(changes) > 1 else "")
+    + " Dotted: your traffic."
 )

@@ -236,3 +236,14 @@ def test_a_key_twice_in_the_pinned_link_and_a_fifth_option_are_said(open_app) ->
         " ".join(w.value for w in at.warning)
     )
     assert list(at.main.dataframe[0].value.index)[:4] == five[:4]
+
+
+def test_one_option_is_not_called_the_cheapest(open_app) -> None:
+    # "The cheapest of these options is pinned scenario" and "cheapest at every traffic shown" compared it
+    # with nothing. At the lesson's prices: 1,000,000 × 30 × (1,000 × 0.5 + 300 × 1.5) / 1e6 = $28,500 a month.
+    at = open_app("compare", **TRAFFIC, cmp="this scenario")
+    (said,) = [i.value for i in at.info if "Only one option" in i.value]
+    assert unescape(said).startswith("Only one option has a bill: this scenario, $28,500 a month ($0.000950 a reply)")
+    assert not [s for s in at.success if "cheapest" in s.value]
+    assert not [m for m in at.markdown if "By traffic" in m.value]
+    assert not [c for c in at.caption if "Dashed" in c.value]
