@@ -121,7 +121,7 @@ def ttft_meaning(scenario: Scenario) -> str:
 def prompt_vs_output_meaning(scenario: Scenario) -> str:
     """The "Prompt vs output token" tile's words: the prefill pass alone, as the Latency line's asymmetry counts it."""
     alone = (
-        " (the pass alone: the server's path is no prompt token's cost)"
+        " (the prefill pass only: the server's fixed path before it is left out)"
         if scenario.efficiency.request_path_s(scenario.workload.gpu_count) > 0
         else ""
     )

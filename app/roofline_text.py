@@ -32,8 +32,8 @@ def chart_caption(est: Estimate, table: BatchSweep, engine_name: str) -> str:
     )
     text = (
         f"{_decode_placement(est, table, prefill_on_the_roof=not under)} "
-        f"Prefill of {fmt.tokens(workload.prefill_tokens)} (the whole batch, one pass): "
-        f"{fmt.flop_per_byte(p.intensity_flop_per_byte)}, {p.bound}-bound{early}.{under} "
+        f"Prefill of {fmt.tokens(workload.prefill_tokens)} ({'the prompt' if workload.batch_size == 1 else 'the whole batch'}"
+        f", one pass): {fmt.flop_per_byte(p.intensity_flop_per_byte)}, {p.bound}-bound{early}.{under} "
     )
     host = est.decode.host_time_s
     if host > 0:

@@ -152,10 +152,12 @@ def test_a_server_engines_first_token_names_its_path_and_the_ratio_leaves_it_out
     assert metrics(at)["Prompt vs output token"] == "200.4x"
     shown = "\n".join(c.value for c in at.main.caption)
     assert "one parallel pass over 200 tokens of prompt, after the server's 54 ms path in and out." in shown
-    assert "prompt tokens share one pass (the pass alone: the server's path is no prompt token's cost)." in shown
+    assert (
+        "prompt tokens share one pass (the prefill pass only: the server's fixed path before it is left out)." in shown
+    )
     # The lesson's machine has no server path: its words stay as they were.
     lesson = "\n".join(c.value for c in open_app().main.caption)
-    assert "one parallel pass over 200 tokens of prompt." in lesson and "no prompt token's cost" not in lesson
+    assert "one parallel pass over 200 tokens of prompt." in lesson and "the server's fixed path" not in lesson
     # The ratio holds for this prompt's length (the Latency line's asymmetry uses the reply's): it says which.
     assert "as long as this many prompt tokens, at this 200-token prompt:" in lesson
 
