@@ -27,7 +27,7 @@ def list_items(described_input: Input, text: str) -> tuple[list[Any], list[str]]
         if not piece:
             continue
         try:
-            item = kind(piece)
+            item = None if "_" in piece else kind(piece)  # '1_6' is no 16: Python's digit separator
         except ValueError:
             item = None
         # Matched as read, not as typed: '１６' (full-width) is 16 to a number input, and was refused here.
@@ -59,6 +59,8 @@ def lenient_list(described_input: Input, text: str, warnings: list[str]) -> tupl
     """
     key = described_input.key
     items, bad = list_items(described_input, text)
+    if text.strip() and any(not p.strip() for p in text.split(",")):  # the command line refuses '2,,4' as a typo
+        warnings.append(f"Ignored an empty item in {key}: two commas in a row, or one at an end.")
     if bad:
         dropped = ", ".join(cut(piece, 20) for piece in bad[:5]) + (" and more" if len(bad) > 5 else "")
         warnings.append(f"Ignored {dropped} in {key}: {key} must be {list_rule(described_input)}.")

@@ -77,9 +77,17 @@ class Input:
         return dict(zip(self.choices, self.choice_labels, strict=False)).get(choice, choice)
 
     def choice_of(self, text: str) -> str | None:
-        """The choice `text` names, as the choice or as its label; None when it names none."""
+        """The choice `text` names, as the choice or as its label, or a number's choice as a number input
+        reads it ('９５', '095' → '95'); None when it names none."""
         if text in self.choices:
             return text
+        if self.kind in (int, float) and "_" not in text:
+            try:
+                number = f"{float(text):g}"
+            except ValueError:
+                number = ""
+            if number in self.choices:  # pct=９５ was refused where tp=１,２ and batch=５ are read
+                return number
         return dict(zip(self.choice_labels, self.choices, strict=False)).get(text)
 
     def allowed(self) -> tuple[str, ...]:
@@ -210,6 +218,8 @@ def si_decimal(described_input: Input, shown: Decimal) -> Decimal:
 
 def si_from_text(described_input: Input, text: str) -> float | int:
     """Shown-unit text → the SI value, exactly as `flat_text` wrote it. Raises ValueError."""
+    if "_" in text:  # Python's digit separator: '1_6' read as 16 without a word
+        raise ValueError("not a number")
     try:
         shown = Decimal(text.strip())
     except InvalidOperation:
@@ -333,11 +343,12 @@ def read_number(described_input: Input, text: str, low: float, high: float) -> f
             raise ValueError(f"{described_input.key} must be true or false (or 1/0, yes/no, on/off), got {cut(text)!r}")
         return switch
     if described_input.choices:
-        if text.strip() not in described_input.choices:
+        choice = described_input.choice_of(text.strip())
+        if choice is None or choice not in described_input.choices:
             raise ValueError(
                 f"{described_input.key} must be one of {', '.join(described_input.choices)}, got {cut(text)!r}"
             )
-        return described_input.kind(text.strip())  # type: ignore[no-any-return]
+        return described_input.kind(choice)  # type: ignore[no-any-return]
     kind = "a whole number" if described_input.kind is int else "a number"
     try:
         value = si_from_text(described_input, text)
