@@ -96,7 +96,7 @@ def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | 
     shapes = []
     if target > 0:
         shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": target, "x1": target, "y0": 0, "y1": 1,
-                       "line": {"color": theme.FIT, "dash": "dash", "width": 1.5}})  # fmt: skip
+                       "line": {"color": theme.REFERENCE, "dash": "dash", "width": 1.5}})  # fmt: skip
     note = [{"x": target, "y": 1, "xref": "x", "yref": "paper", "text": f"target {fmt.count(target)} tok/s per user",
              "showarrow": False, "xanchor": "left", "yanchor": "top", "xshift": 4, "bgcolor": theme.LABEL_BOX}
             ] if target > 0 else []  # fmt: skip
@@ -104,7 +104,7 @@ def frontier(result: CapacityPlan, dollars: bool = False, shown: list[Option] | 
         # The API on the same axis, so the GPUs' dollars have something to be cheaper or dearer than.
         api = result.api_usd_per_million_output_tokens
         shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": api, "y1": api,
-                       "line": {"color": theme.OUTPUT_COST, "dash": "dot", "width": 2}})  # fmt: skip
+                       "line": {"color": theme.REFERENCE, "dash": "dot", "width": 2}})  # fmt: skip
         # On a white box and in few words: over the GPUs' lines (4-6 of them on a phone) it could not be read;
         # the caption says the prompts are included.
         note.append({"x": 1, "y": math.log10(api), "xref": "paper", "yref": "y", "showarrow": False,

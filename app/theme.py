@@ -19,6 +19,9 @@ CACHED_COST = "#7FB8DA"
 # Okabe-Ito's colour-blind-safe set, in the order the phases and bounds already use it.
 SERIES = (PREFILL, DECODE, COMPUTE_BOUND, MEMORY_BOUND, MEASURED, FIT, "#F0E442", CEILING)
 BOUND_COLOURS = {"memory": MEMORY_BOUND, "compute": COMPUTE_BOUND}
+# A target or a price drawn across the options' lines: dark grey, told apart by its dash, so that it is no
+# option's colour (the plan's vermillion target and orange API line read as two more GPUs).
+REFERENCE = "#444444"
 LABEL_BOX = "rgba(255, 255, 255, 0.85)"  # behind a chart's label that lines run under (a phone's narrow plot)
 
 # Every chart's plotly config: no toolbar (on a phone it covers the legend); drag still zooms

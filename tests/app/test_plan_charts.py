@@ -91,6 +91,10 @@ def test_the_dollar_frontier_draws_the_apis_price_per_output_token(result) -> No
     assert label.text == "the API: $2.50 per M output tokens" and label.bgcolor  # on a box: lines run under it
     assert fig.layout.yaxis.ticktext[fig.layout.yaxis.tickvals.index(0.5)] == "$0.5"  # not a bare "5"
     assert not [s for s in plan_charts.frontier(result).layout.shapes if s.xref == "paper"]  # tokens: no price
+    # The target and the price are no option's colour: vermillion and orange had read as two more GPUs.
+    from app import theme
+
+    assert {s.line.color for s in fig.layout.shapes} == {theme.REFERENCE} and theme.REFERENCE not in theme.SERIES
 
 
 def test_the_tables_account_for_every_candidate(result) -> None:
