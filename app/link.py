@@ -51,9 +51,8 @@ def read_page_inputs(raw: Mapping[str, str], warnings: list[str]) -> dict[str, s
             warnings.append(f"Ignored {key}: its value is {len(text):,} characters long.")
             continue
         value = lenient_value(described, text, warnings)
-        if (
-            key == "cmp" and isinstance(value, tuple) and len(value) > MAX_OPTIONS
-        ):  # the select dropped the fifth unsaid
+        # At most four options: the select had dropped a fifth without a word.
+        if key == "cmp" and isinstance(value, tuple) and len(value) > MAX_OPTIONS:
             dropped = ", ".join(cut(str(option), 30) for option in value[MAX_OPTIONS:])
             warnings.append(f"cmp: at most {MAX_OPTIONS} options; ignored {dropped}.")
             value = value[:MAX_OPTIONS]
