@@ -166,19 +166,6 @@ def test_lists_read_spaces_and_keep_the_order_given() -> None:
         Plan.from_flat({"wlist": "1_6"})
     with pytest.raises(ValueError, match=r"^peak must be a number from 1 to 100 x, got '1_0'$"):
         Plan.from_flat({"peak": "1_0"})
-    # Python's digit separator is no digit ('1_6' had read as 16), a choice's digits are read as a number
-    # input reads them (pct=９５ was refused), and an empty item is said (the command line refuses '2,,4').
-    plan, said = Plan.read_flat({"tp": "2,,4", "wlist": "1_6,8", "pct": "９５"})
-    assert (plan.tensor_parallel, plan.weight_bits, plan.ttft_percentile) == ((2, 4), (8,), 95)
-    assert said == [
-        "Ignored an empty item in tp: two commas in a row, or one at an end.",
-        "Ignored 1_6 in wlist: wlist must be a comma-separated list of 16, 8, 4, each once.",
-    ]
-    assert Plan.from_flat({"pct": "９５"}).ttft_percentile == 95  # strict, as the command line reads it
-    with pytest.raises(ValueError, match=r"^wlist must be a comma-separated list of 16, 8, 4, each once, got '1_6'$"):
-        Plan.from_flat({"wlist": "1_6"})
-    with pytest.raises(ValueError, match=r"^peak must be a number from 1 to 100 x, got '1_0'$"):
-        Plan.from_flat({"peak": "1_0"})
 
 
 def test_a_list_built_in_code_is_checked_too() -> None:

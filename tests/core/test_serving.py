@@ -149,26 +149,10 @@ def test_concurrency_one_is_estimate(model_id, gpu_id, n, precision, prompt, out
         assert named.tpot_s == pytest.approx(costs.tpot_s, rel=1e-12)
 
 
-def test_a_chunked_prompt_pays_the_fixed_costs_once_per_chunk():
-    # Designed difference: 20,000 prompt tokens in vLLM-like 8,192-token chunks → 3 iterations.
-    # Each chunk is compute-bound and the chunks' FLOPs add up to the whole prompt's, so TTFT is
-    # `estimate`'s plus 2 more fixed costs: 2 × (32 layers × 30 µs + 68 µs per sequence).
-    r = replica("llama-3.1-8b", "h100-sxm", 1, TYPICAL, FP16)
-    scenario = Scenario(
-        model=r.model,
-        gpu=r.gpu,
-        precision=FP16,
-        efficiency=TYPICAL.efficiency(r.model),
-        workload=Workload(prompt_tokens=20_000, output_tokens=200),
-    )
-    point = closed_loop(r, RequestLengths(20_000, 200), 1)
-    assert point.ttft_s - estimate(scenario).ttft_s == pytest.approx(2 * (32 * 30e-6 + 68e-6), rel=1e-9)
-
-
-@pytest.mark.parametrize(("prompt", "chunks"), [(8_192, 1), (8_193, 2), (16_384, 2)])
-def test_at_one_request_a_budget_sized_prompt_is_one_iteration(prompt, chunks):
+@pytest.mark.parametrize(("prompt", "chunks"), [(8_192, 1), (8_193, 2), (16_384, 2), (20_000, 3)])
+def test_a_chunked_prompt_pays_the_fixed_costs_once_per_chunk(prompt, chunks):
     # Alone, a prompt shares a vLLM-like 8,192-token budget with no decode: 8,192 tokens are one
-    # iteration, as `estimate` prefills them; 8,193 are two, and 16,384 two full ones. Each chunk past
+    # iteration, as `estimate` prefills them; 8,193 are two, 16,384 two full ones, 20,000 three. Each chunk past
     # the first adds the fixed costs once more: 32 layers × 30 µs + 68 µs per sequence (the chunks'
     # FLOPs add up to the whole prompt's). The budget had counted the request's own decode as well:
     # 8,192 tokens took two iterations, 1 ms more than `estimate` (19 ms for DeepSeek-V3 on 8 × H200).
