@@ -166,3 +166,21 @@ def csv_table(result: CapacityPlan) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(CANDIDATE_KEYS))
     frame.insert(0, "rank", [i + 1 if o.meets_targets else math.nan for i, o in enumerate(result.options)])
     return frame
+
+
+def formats_note(options: list[Option]) -> str:
+    """The table's key: what a setup reads as, and the 4-bit formats among `options` (only those shown:
+    it had explained NVFP4 and int4 under a gpt-oss table holding neither, and not its experts' width)."""
+    names = {o.setup.precision_name for o in options}
+    split = next((o.setup.precision for o in options if o.setup.precision.expert_weight_bits is not None), None)
+    formats = [
+        *(["NVFP4 is Blackwell's 4-bit format"] if any("NVFP4" in n for n in names) else []),
+        *(["int4 a 4-bit format unpacked to 16-bit maths"] if any("int4" in n for n in names) else []),
+        *([f"'{split.weights_words}' keeps the experts at {split.expert_bits:g} bits as the model ships them and "
+           f"every other weight at {split.weight_bits:g}"] if split is not None else []),
+    ]  # fmt: skip
+    glossary = f"; {', '.join(formats)}" if formats else ""
+    return (
+        "A setup reads GPU, TP (tensor parallel: how many GPUs share one copy of the model, a replica), and the "
+        f"weights' precision{glossary}. TTFT is the wait for the first token; p95 the wait 95 % of requests beat."
+    )

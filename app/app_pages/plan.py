@@ -79,11 +79,7 @@ if result.ranked:
             "TTFT at the percentile (ms)": st.column_config.NumberColumn(format="%,.0f"),
         },
     )
-    st.caption(
-        "A setup reads GPU, TP (tensor parallel: how many GPUs share one copy of the model, a replica), and "
-        "the weights' precision; NVFP4 is Blackwell's 4-bit format, int4 a 4-bit format unpacked to 16-bit "
-        "maths. TTFT is the wait for the first token; p95 the wait 95 % of requests beat."
-    )
+    st.caption(plan_charts.formats_note(result.ranked))
 st.download_button(
     "Download every candidate (CSV)",
     lambda: plan_charts.csv_table(result).to_csv(index=False),  # built on a click, not on every rerun

@@ -141,3 +141,22 @@ def test_the_frontier_unvalidated_is_the_same_chart(result: CapacityPlan, dollar
     assert checked == fast and len(fast["data"]) >= 4
     checked, fast = both(lambda: bill_charts.bill_vs_reply_length(Scenario.lesson()))
     assert checked == fast and fast["data"]
+
+
+def test_the_tables_key_names_only_the_formats_it_shows() -> None:
+    # Under a gpt-oss table of 16-bit and shipped candidates it had explained NVFP4 and int4, shown nowhere,
+    # and not '16-bit (experts 4.25-bit)'.
+    from core.plan_spec import Plan
+    from core.scenario import Scenario
+
+    shipped = plan(Scenario.from_flat({"model": "gpt-oss-120b"}), Plan(gpu_ids=("h100-sxm",), weight_bits=(16, 4)))
+    note = plan_charts.formats_note(shipped.ranked)
+    assert "NVFP4" not in note and "int4" not in note
+    assert (
+        "'16-bit (experts 4.25-bit)' keeps the experts at 4.25 bits as the model ships them and every other weight at 16"
+        in note
+    )
+    dense = plan(Scenario.from_flat({"model": "llama-3.1-8b"}), Plan(gpu_ids=("b200", "h100-sxm"), weight_bits=(4,)))
+    assert "NVFP4 is Blackwell's 4-bit format, int4 a 4-bit format unpacked to 16-bit maths" in (
+        plan_charts.formats_note(dense.ranked)
+    )
