@@ -241,7 +241,7 @@ def server_share_line(scenario: Scenario, plan: MemoryPlan) -> str:
     return (
         f" A server keeps part of each card for itself: in the {fmt.gigabytes(per_gpu)} per GPU "
         f"{in_words(scenario.efficiency.label)} uses, with each cache paged at its current length, "
-        f"{fmt.count(held)} run at once, the Capacity plan's figure."
+        f"{fmt.count(held)} run at once, as the Capacity plan counts what fits."
     )
 
 

@@ -321,7 +321,7 @@ def test_the_memory_box_says_what_a_server_holds_beside_the_cards_largest_batch(
     (box,) = [s.value for s in at.success if s.value.startswith("Fits.")]
     assert "The largest batch that fits at 700 tokens per sequence: **485**." in box
     assert box.endswith("in the 68.78 GB per GPU vLLM uses, with each cache paged at its current length, 168 run "
-                        "at once, the Capacity plan's figure.")  # fmt: skip
+                        "at once, as the Capacity plan counts what fits.")  # fmt: skip
     scenario = Scenario.from_flat({"model": "gpt-oss-120b", "gpu": "h100-sxm", "engine": "vllm"})
     assert scenario.replica().max_concurrency_that_fits(RequestLengths.of(scenario.workload)) == 168
     # The lesson's physics keeps nothing back: nothing to add.
