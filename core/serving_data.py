@@ -32,6 +32,7 @@ from importlib import resources
 from pathlib import Path
 
 from core import presets
+from core.candidates import split_problem
 from core.engine import ENGINES, EngineProfile
 from core.fields import inputs, own_bounds
 from core.lengths import RequestLengths
@@ -218,6 +219,11 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
     if not named and ("model" in row or "model_id" in row):  # an empty cell read as Llama 3.1 70B, unsaid
         raise ValueError("model is empty: give the model's name (or a preset id in model_id)")
     model_given = (named or MODEL_ID)[:80]  # a file without the column: the bundled file's model
+    model_id = _model_id(model_given)
+    # The engines split attention by head: tp=3 for 64 query heads was modelled, and no server runs it.
+    problem = split_problem(presets.model(model_id), numbers[0])
+    if problem is not None:
+        raise ValueError(f"tp {numbers[0]}: {problem}: no engine runs it")
     return ServingMeasurement(
         gpu=_gpu_name(row["gpu"]),
         engine=engine,
@@ -230,7 +236,7 @@ def _measurement(row: dict[str, str]) -> ServingMeasurement:
         tpot_ms=float(tpot or 0),
         source=row.get("source") or "",
         # The preset id when the file gives one (its `model` is then the checkpoint's own name).
-        model=_model_id(model_given),
+        model=model_id,
         model_given=model_given,
         request_rate=rate,
         ttft_stat=_ttft_stat(row),

@@ -509,6 +509,11 @@ H = "model,weights,gpu,tp,engine,isl,osl,concurrency,ttft_ms,tpot_ms\n"
             f"{H[:-1]},ttft_stat\nLlama-3.1-8B,fp8,H100-SXM,1,vllm,1,1,1,1,1,p99\n",
             "line 2: ttft_stat must be mean or median (p50), got 'p99'",
         ),
+        # Engines split attention by head: tp=3 for Llama 3.1 8B's 32 query heads was modelled, run by none.
+        (
+            f"{H}Llama-3.1-8B,fp8,H100-SXM,3,vllm,1,1,1,1,1\n",
+            "line 2: tp 3: 3 GPUs cannot split the model's 32 query heads evenly: no engine runs it",
+        ),
         # An empty model cell was read as Llama 3.1 70B without a word.
         (f"{H},fp8,H100-SXM,1,vllm,1,1,1,1,1\n", "line 2: model is empty: give the model's name"),
         # An escape sequence in a GPU's name recoloured the terminal when the report printed it.
