@@ -10,6 +10,7 @@ the one with the highest throughput), so a chart compares GPUs, not every precis
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -168,7 +169,7 @@ def csv_table(result: CapacityPlan) -> pd.DataFrame:
     return frame
 
 
-def formats_note(options: list[Option]) -> str:
+def formats_note(options: Sequence[Option]) -> str:
     """The table's key: what a setup reads as, and the 4-bit formats among `options` (only those shown:
     it had explained NVFP4 and int4 under a gpt-oss table holding neither, and not its experts' width)."""
     names = {o.setup.precision_name for o in options}
