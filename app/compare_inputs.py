@@ -7,11 +7,10 @@ an API's speed), and stays while it holds a value so its URL parameter survives.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 import streamlit as st
 
 from app import inputs
+from app.link import pin_query
 from app.page_inputs import BY_KEY, PINNED_KEY
 from app.safe import plain
 from app.scenario_widgets import held
@@ -26,8 +25,7 @@ def is_api(option: str) -> bool:
 def _pin() -> None:
     """'Pin this scenario': the current scenario's short link becomes the pinned one, and is compared."""
     scenario = current_scenario()
-    # The defaults' short link is empty, which pins nothing: their model's id holds them.
-    st.session_state[PINNED_KEY] = urlencode(scenario.to_flat(minimal=True)) or urlencode({"model": scenario.model.id})
+    st.session_state[PINNED_KEY] = pin_query(scenario.to_flat(minimal=True), scenario)
     chosen = list(st.session_state.get("cmp") or [])
     for option in (PINNED, THIS):
         if option not in chosen and len(chosen) < MAX_OPTIONS:

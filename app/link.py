@@ -84,9 +84,13 @@ def pinned_link(text: str, warnings: list[str]) -> tuple[str, Scenario | None]:
             f"Pinned scenario: ignored {named}{' and more' if len(pages) > 5 else ''}, each a page's own "
             "setting, which a pinned scenario does not hold."
         )
-    # The default scenario's short link is empty, and an empty pin is none: its model keeps it pinned
-    # ('Pin this scenario' on the defaults had said "nothing is pinned: press 'Pin this scenario' first").
-    return urlencode(flat) or urlencode({"model": scenario.model.id}), scenario
+    return pin_query(flat, scenario), scenario
+
+
+def pin_query(flat: Mapping[str, str], scenario: Scenario) -> str:
+    """A pinned scenario's short query. The default scenario's is empty, and an empty pin is none: its
+    model keeps it pinned ('Pin this scenario' on the defaults had said "nothing is pinned")."""
+    return urlencode(flat) or urlencode({"model": scenario.model.id})
 
 
 def _query() -> dict[str, str]:
